@@ -9,3 +9,5 @@ if (!process.env.N8N_USER_FOLDER) {
 }
 process.env.N8N_ENCRYPTION_KEY = process.env.N8N_ENCRYPTION_KEY || 'comms-api-test-encryption-key';
 process.env.N8N_DIAGNOSTICS_ENABLED = 'false';
+// n8n's logger writes node errors straight to stdout; the tests assert on them instead.
+process.env.N8N_LOG_LEVEL = process.env.N8N_LOG_LEVEL || 'silent';

@@ -1,0 +1,64 @@
+import type { ICredentialDataDecryptedObject, ICredentialTestRequest, ICredentialType, IHttpRequestOptions, Icon, INodeProperties } from 'n8n-workflow';
+
+import { assertAccountKey, assertRequestTarget } from '../nodes/shared/credentialRules';
+
+/**
+ * Header key for the Account API v1. `authenticate` checks the key's prefix and the target
+ * address before n8n sends anything (credential test included), then puts the key in exactly
+ * one header: `Authorization: Bearer`.
+ */
+export class CommsAccountApi implements ICredentialType {
+	name = 'commsAccountApi';
+
+	displayName = 'Comms Account API';
+
+	icon: Icon = { light: 'file:../icons/comms.svg', dark: 'file:../icons/comms.dark.svg' };
+
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-comms-api#comms-account-api-credential';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			placeholder: 'acc_...',
+			description: 'The key from the dashboard\'s Account API page. It starts with "acc_" and is shown only once when generated.',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: 'http://127.0.0.1:4010',
+			required: true,
+			placeholder: 'https://api.example.com',
+			description:
+				'The API host, without /v1. HTTPS is required; plain http:// is accepted only for this machine (localhost, 127.0.0.0/8, ::1), where the local sandbox runs (npm run sandbox).',
+		},
+	];
+
+	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+		const key = assertAccountKey(credentials.apiKey);
+		assertRequestTarget(requestOptions.url, requestOptions.baseURL, 'Base URL');
+		const headers = { ...(requestOptions.headers ?? {}) };
+		for (const name of Object.keys(headers)) {
+			if (['authorization', 'x-api-key'].includes(name.toLowerCase())) delete headers[name];
+		}
+		headers.Authorization = `Bearer ${key}`;
+		return { ...requestOptions, headers };
+	}
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '/v1/numbers',
+			method: 'GET',
+		},
+		rules: [
+			{ type: 'responseCode', properties: { value: 401, message: 'The API key was not accepted: it is unknown, revoked, rotated or disabled.' } },
+			{ type: 'responseCode', properties: { value: 402, message: 'The key is valid but the account is suspended: top up minutes or credits.' } },
+		],
+	};
+}

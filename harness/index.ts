@@ -1,0 +1,4 @@
+export { runWorkflow, buildWorkflow, buildAdditionalData, initExpressionEngine } from './runWorkflow';
+export type { WorkflowJson, RunOptions, WorkflowResult } from './runWorkflow';
+export { HarnessNodeTypes, PACKAGE_NAME, credentialTypes } from './nodeTypes';
+export { InMemoryCredentialsHelper } from './credentialsHelper';

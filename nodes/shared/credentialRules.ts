@@ -1,0 +1,80 @@
+/**
+ * The rules both credentials enforce before any request leaves: the key's prefix and an
+ * address that is HTTPS, or plain HTTP only to this machine (the sandbox).
+ *
+ * Pure functions, shared by the credential classes' `authenticate` and by the transport.
+ */
+
+export const ACCOUNT_KEY_PREFIX = 'acc_';
+export const UNIFIED_KEY_PREFIXES = ['key_live_', 'key_test_'] as const;
+
+export class CredentialRuleError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'CredentialRuleError';
+	}
+}
+
+export function assertAccountKey(apiKey: unknown): string {
+	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
+	if (!key) throw new CredentialRuleError('The Comms Account API credential has no API key. Paste the key from the dashboard\'s Account API page; it starts with "acc_".');
+	if (!key.startsWith(ACCOUNT_KEY_PREFIX)) {
+		throw new CredentialRuleError(
+			'This is not an Account API key: Account API keys start with "acc_". (Keys starting with "key_live_" or "key_test_" belong to the Comms Unified API credential.)',
+		);
+	}
+	return key;
+}
+
+export type UnifiedKeyMode = 'live' | 'test';
+
+export function assertUnifiedKey(apiKey: unknown): { key: string; mode: UnifiedKeyMode } {
+	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
+	if (!key) throw new CredentialRuleError('The Comms Unified API credential has no API key. Paste a key starting with "key_live_" or "key_test_".');
+	if (key.startsWith('key_live_')) return { key, mode: 'live' };
+	if (key.startsWith('key_test_')) return { key, mode: 'test' };
+	throw new CredentialRuleError(
+		'This is not a Unified API key: Unified API keys start with "key_live_" (live: real actions, credits charged) or "key_test_" (test: no charges). (Keys starting with "acc_" belong to the Comms Account API credential.)',
+	);
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+	if (host === 'localhost' || host.endsWith('.localhost')) return true;
+	if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
+	const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+	if (v4) return Number(v4[1]) === 127 && v4.slice(1).every((part) => Number(part) <= 255);
+	const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(host);
+	return mapped ? isLoopbackHost(mapped[1]) : false;
+}
+
+/**
+ * Parses and checks an address from a credential. Returns it without a trailing slash.
+ * `field` is the credential field's display name, used in the message.
+ */
+export function assertSafeUrl(value: unknown, field: string): string {
+	const text = typeof value === 'string' ? value.trim() : '';
+	let url: URL;
+	try {
+		url = new URL(text);
+	} catch {
+		throw new CredentialRuleError(`${field} "${text}" is not a valid address. Use a full URL such as https://api.example.com.`);
+	}
+	if (url.username || url.password) {
+		throw new CredentialRuleError(`${field} must not contain a user name or password.`);
+	}
+	if (url.protocol === 'https:') return text.replace(/\/+$/, '');
+	if (url.protocol === 'http:') {
+		if (isLoopbackHost(url.hostname)) return text.replace(/\/+$/, '');
+		throw new CredentialRuleError(
+			`${field} "${text}" uses plain http://, which would send the API key unencrypted. Use https:// (plain http:// is allowed only to this machine: localhost, 127.0.0.0/8 or ::1).`,
+		);
+	}
+	throw new CredentialRuleError(`${field} "${text}" must start with https://.`);
+}
+
+/** The URL a request will go to, checked the same way (used where the credential applies). */
+export function assertRequestTarget(url: string | undefined, baseURL: string | undefined, field: string): void {
+	const target = baseURL ? new URL(url ?? '', `${baseURL.replace(/\/+$/, '')}/`).toString() : url;
+	assertSafeUrl(target, field);
+}
