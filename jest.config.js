@@ -8,4 +8,5 @@ module.exports = {
 	},
 	setupFiles: ['<rootDir>/test/setup-env.js'],
 	testTimeout: 60000,
+	reporters: ['default', '<rootDir>/test/support/summaryReporter.js'],
 };

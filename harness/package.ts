@@ -25,7 +25,6 @@ const manifest = readManifest();
 function load<T>(entry: string): T {
 	const relative = entry.replace(/^dist\//, '').replace(/\.js$/, '');
 	// Loaded by path at run time, like n8n's own loader does.
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const exported = require(path.join(__dirname, '..', relative)) as Record<string, new () => T>;
 	const className = path.basename(relative).split('.')[0];
 	const Class = exported[className];

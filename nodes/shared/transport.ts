@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
@@ -50,23 +51,27 @@ function fingerprint(...parts: string[]): string {
 	return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16);
 }
 
+function parseConnection(credentialType: string, credentials: ICredentialDataDecryptedObject): Connection {
+	if (credentialType === ACCOUNT_CREDENTIAL) {
+		const key = assertAccountKey(credentials.apiKey);
+		const url = assertSafeUrl(credentials.baseUrl, 'Base URL');
+		return { credentialType, url, secrets: [key], scope: `account:${fingerprint(key, url)}` };
+	}
+	const { key, mode } = assertUnifiedKey(credentials.apiKey);
+	const url = assertSafeUrl(credentials.endpointUrl, 'Endpoint URL');
+	const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+	return { credentialType, url, secrets: [key, secret].filter(Boolean), scope: `unified:${fingerprint(key, url)}`, mode };
+}
+
 async function readConnection(ctx: CommsContext, credentialType: string): Promise<Connection> {
 	const credentials = await ctx.getCredentials(credentialType);
 	try {
-		if (credentialType === ACCOUNT_CREDENTIAL) {
-			const key = assertAccountKey(credentials.apiKey);
-			const url = assertSafeUrl(credentials.baseUrl, 'Base URL');
-			return { credentialType, url, secrets: [key], scope: `account:${fingerprint(key, url)}` };
-		}
-		const { key, mode } = assertUnifiedKey(credentials.apiKey);
-		const url = assertSafeUrl(credentials.endpointUrl, 'Endpoint URL');
-		const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
-		return { credentialType, url, secrets: [key, secret].filter(Boolean), scope: `unified:${fingerprint(key, url)}`, mode };
+		return parseConnection(credentialType, credentials);
 	} catch (error) {
-		if (error instanceof CredentialRuleError) {
-			throw new NodeOperationError(ctx.getNode(), error.message, { description: 'Fix the credential, then run the workflow again. No request was sent.' });
-		}
-		throw error;
+		// Only credential rules throw here; their messages never contain the key.
+		throw new NodeOperationError(ctx.getNode(), (error as Error).message, {
+			description: 'Fix the credential, then run the workflow again. No request was sent.',
+		});
 	}
 }
 

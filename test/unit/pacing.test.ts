@@ -1,0 +1,115 @@
+import { RateLimiter } from '../../nodes/shared/pacing';
+import { FakeClock, flush } from '../support/fakeClock';
+
+/** Starts `n` acquisitions and records when each was granted (fake time). */
+function startMany(limiter: RateLimiter, clock: FakeClock, n: number) {
+	const grantedAt: number[] = [];
+	const releases: Array<() => void> = [];
+	const all = Array.from({ length: n }, (_, i) =>
+		limiter.acquire().then((release) => {
+			grantedAt[i] = clock.now();
+			releases[i] = release;
+		}),
+	);
+	return { grantedAt, releases, all: Promise.all(all) };
+}
+
+describe('RateLimiter', () => {
+	it('lets a burst up to the limit through at once, then waits for the window', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 3, windowMs: 1000, concurrency: 10 }, clock);
+		const run = startMany(limiter, clock, 5);
+		await flush();
+		expect(run.grantedAt.filter((t) => t !== undefined)).toEqual([0, 0, 0]);
+		// The three answer at t=100: their places free at t=1100.
+		await clock.advance(100);
+		run.releases.slice(0, 3).forEach((release) => release());
+		await clock.advance(999);
+		expect(run.grantedAt.filter((t) => t !== undefined)).toHaveLength(3);
+		await clock.advance(2);
+		await run.all;
+		expect(run.grantedAt).toEqual([0, 0, 0, 1101, 1101]);
+	});
+
+	it('counts a request until its response, so slow responses hold their place', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 1, windowMs: 1000, concurrency: 10 }, clock);
+		const run = startMany(limiter, clock, 2);
+		await clock.advance(5000);
+		expect(run.grantedAt[1]).toBeUndefined(); // the first is still in flight
+		run.releases[0]();
+		await clock.advance(1000);
+		expect(run.grantedAt[1]).toBeUndefined();
+		await clock.advance(1);
+		expect(run.grantedAt[1]).toBe(6001);
+	});
+
+	it('never has more in flight than the concurrency cap', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 100, windowMs: 1000, concurrency: 2 }, clock);
+		const run = startMany(limiter, clock, 4);
+		await flush();
+		expect(run.grantedAt.filter((t) => t !== undefined)).toHaveLength(2);
+		run.releases[0]();
+		await flush();
+		expect(run.grantedAt.filter((t) => t !== undefined)).toHaveLength(3);
+		run.releases[1]();
+		run.releases[2]();
+		await run.all;
+		expect(limiter.used).toBe(4);
+	});
+
+	it('grants in the order asked (first come, first served)', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 1, windowMs: 100, concurrency: 1 }, clock);
+		const order: number[] = [];
+		const all = [0, 1, 2, 3].map((i) =>
+			limiter.acquire().then((release) => {
+				order.push(i);
+				release();
+			}),
+		);
+		await clock.advance(1000);
+		await Promise.all(all);
+		expect(order).toEqual([0, 1, 2, 3]);
+	});
+
+	it('holds everyone back until a Retry-After pause ends', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 100, windowMs: 1000, concurrency: 10 }, clock);
+		limiter.pauseUntil(500);
+		const run = startMany(limiter, clock, 2);
+		await clock.advance(499);
+		expect(run.grantedAt.filter((t) => t !== undefined)).toHaveLength(0);
+		await clock.advance(1);
+		await run.all;
+		expect(run.grantedAt).toEqual([500, 500]);
+	});
+
+	it('paces 600 a minute: 1,800 requests take three windows, never more than 600 in any', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 600, windowMs: 60_000, concurrency: 1_000_000 }, clock);
+		const starts: number[] = [];
+		const all = Array.from({ length: 1800 }, () =>
+			limiter.acquire().then((release) => {
+				starts.push(clock.now());
+				release();
+			}),
+		);
+		await clock.advance(200_000);
+		await Promise.all(all);
+		expect(starts).toHaveLength(1800);
+		for (let i = 600; i < starts.length; i++) expect(starts[i] - starts[i - 600]).toBeGreaterThan(60_000);
+		expect(Math.max(...starts)).toBeLessThanOrEqual(120_002);
+	});
+
+	it('stops waiting when the execution is cancelled', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 1, windowMs: 1000, concurrency: 1 }, clock);
+		await limiter.acquire();
+		const controller = new AbortController();
+		const waiting = limiter.acquire(controller.signal);
+		controller.abort();
+		await expect(waiting).rejects.toThrow(/cancelled/);
+	});
+});
