@@ -1,0 +1,52 @@
+/**
+ * The sandbox's own clock: real time plus an offset that the control surface can move
+ * forward. It can also be frozen, so that tests see exactly the same instant across many
+ * requests. Every timestamp the sandbox hands out, and every time-based state change,
+ * reads this clock.
+ */
+export class Clock {
+	private offsetMs = 0;
+	private frozenAtMs: number | null = null;
+
+	now(): number {
+		return this.frozenAtMs ?? Date.now() + this.offsetMs;
+	}
+
+	nowIso(): string {
+		return new Date(this.now()).toISOString();
+	}
+
+	get offsetSeconds(): number {
+		return this.frozenAtMs === null ? this.offsetMs / 1000 : (this.frozenAtMs - Date.now()) / 1000;
+	}
+
+	get frozen(): boolean {
+		return this.frozenAtMs !== null;
+	}
+
+	advance(seconds: number): void {
+		const ms = Math.round(seconds * 1000);
+		if (this.frozenAtMs === null) this.offsetMs += ms;
+		else this.frozenAtMs += ms;
+	}
+
+	freeze(): void {
+		if (this.frozenAtMs === null) this.frozenAtMs = this.now();
+	}
+
+	unfreeze(): void {
+		if (this.frozenAtMs === null) return;
+		this.offsetMs = this.frozenAtMs - Date.now();
+		this.frozenAtMs = null;
+	}
+
+	reset(frozen: boolean): void {
+		this.offsetMs = 0;
+		this.frozenAtMs = null;
+		if (frozen) this.freeze();
+	}
+}
+
+export function iso(ms: number): string {
+	return new Date(ms).toISOString();
+}

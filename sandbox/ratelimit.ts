@@ -1,0 +1,63 @@
+/**
+ * Sliding-window request limits and concurrency caps, measured on the sandbox clock.
+ */
+
+export type LimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+const WINDOW_MS = 60_000;
+
+/**
+ * Counts requests per key over the last 60 seconds. A rejected request is not counted, so
+ * a client that backs off for `Retry-After` seconds is let through again.
+ */
+export class SlidingWindow {
+	private readonly hits = new Map<string, number[]>();
+
+	/** Records a request for `key` at `nowMs` if fewer than `limit` are in the window. */
+	take(key: string, limit: number, nowMs: number): LimitVerdict {
+		const recent = (this.hits.get(key) ?? []).filter((t) => t > nowMs - WINDOW_MS);
+		this.hits.set(key, recent);
+		if (recent.length < limit) {
+			recent.push(nowMs);
+			return { allowed: true };
+		}
+		// The request is allowed once enough of the oldest hits have left the window.
+		const freeingHit = recent[recent.length - Math.max(limit, 1)] ?? nowMs;
+		const waitMs = freeingHit + WINDOW_MS - nowMs;
+		return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+	}
+
+	/** Requests counted in the window that ends at `nowMs`. */
+	count(key: string, nowMs: number): number {
+		return (this.hits.get(key) ?? []).filter((t) => t > nowMs - WINDOW_MS).length;
+	}
+
+	clear(): void {
+		this.hits.clear();
+	}
+}
+
+/** Counts requests in progress per key; `acquire` returns a release function, or null when full. */
+export class ConcurrencyGate {
+	private readonly inFlight = new Map<string, number>();
+
+	acquire(key: string, limit: number): (() => void) | null {
+		const current = this.inFlight.get(key) ?? 0;
+		if (current >= limit) return null;
+		this.inFlight.set(key, current + 1);
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			this.inFlight.set(key, (this.inFlight.get(key) ?? 1) - 1);
+		};
+	}
+
+	current(key: string): number {
+		return this.inFlight.get(key) ?? 0;
+	}
+
+	snapshot(): Record<string, number> {
+		return Object.fromEntries([...this.inFlight].filter(([, n]) => n > 0));
+	}
+}
