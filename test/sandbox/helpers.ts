@@ -1,0 +1,105 @@
+/**
+ * Shared set-up for sandbox tests: one sandbox per file on a free port, reset before each
+ * test, and small undici helpers to drive it over real HTTP.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+
+export interface HttpResult {
+	status: number;
+	headers: Record<string, string | string[] | undefined>;
+	body: any;
+}
+
+export async function http(
+	method: string,
+	url: string,
+	options: { headers?: Record<string, string>; json?: unknown; raw?: string } = {},
+): Promise<HttpResult> {
+	const body = options.raw ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
+	const response = await request(url, {
+		method: method as 'GET',
+		headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+		body,
+	});
+	const text = await response.body.text();
+	return { status: response.statusCode, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Starts a sandbox for the test file (frozen clock unless told otherwise) and resets it before each test. */
+export function useSandbox(options: SandboxOptions = {}): () => Sandbox {
+	let sandbox: Sandbox | undefined;
+	beforeAll(async () => {
+		sandbox = await startSandbox({ port: 0, frozenClock: true, ...options });
+	});
+	beforeEach(() => sandbox?.reset());
+	afterAll(async () => {
+		await sandbox?.stop();
+	});
+	return () => {
+		if (!sandbox) throw new Error('sandbox not started');
+		return sandbox;
+	};
+}
+
+/** Account API client using one key, in the Bearer header by default. */
+export function accountApi(sandbox: Sandbox, key: string, scheme: 'bearer' | 'x-api-key' = 'bearer') {
+	const headers = scheme === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
+	const url = (path: string, query: Record<string, string | number> = {}): string => {
+		const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+		return `${sandbox.accountBaseUrl}${path}${search ? `?${search}` : ''}`;
+	};
+	return {
+		get: (path: string, query?: Record<string, string | number>) => http('GET', url(path, query), { headers }),
+		post: (path: string, json: unknown) => http('POST', url(path), { headers, json }),
+	};
+}
+
+export function unifiedApi(sandbox: Sandbox, key: string | undefined) {
+	return (service: string, action: string, data: unknown, extra: Record<string, unknown> = {}) =>
+		http('POST', sandbox.unifiedUrl, { json: { service, action, data, ...(key === undefined ? {} : { api_key: key }), ...extra } });
+}
+
+export function controlApi(sandbox: Sandbox) {
+	return {
+		get: (path: string) => http('GET', `${sandbox.url}/_sandbox${path}`),
+		post: (path: string, json: unknown = {}) => http('POST', `${sandbox.url}/_sandbox${path}`, { json }),
+		delete: (path: string) => http('DELETE', `${sandbox.url}/_sandbox${path}`),
+	};
+}
+
+export interface ReceivedWebhook {
+	headers: IncomingHttpHeaders;
+	rawBody: Buffer;
+}
+
+/** A plain node:http receiver for webhooks on a free loopback port. */
+export async function startReceiver(status = 200): Promise<{
+	url: string;
+	received: ReceivedWebhook[];
+	close: () => Promise<void>;
+}> {
+	const received: ReceivedWebhook[] = [];
+	const server: Server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) });
+			res.writeHead(status).end();
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}/hook`,
+		received,
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
