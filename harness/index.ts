@@ -2,3 +2,4 @@ export { runWorkflow, buildWorkflow, buildAdditionalData, initExpressionEngine }
 export type { WorkflowJson, RunOptions, WorkflowResult } from './runWorkflow';
 export { HarnessNodeTypes, PACKAGE_NAME, credentialTypes } from './nodeTypes';
 export { InMemoryCredentialsHelper } from './credentialsHelper';
+export { runListSearch } from './listSearch';

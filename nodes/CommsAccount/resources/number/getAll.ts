@@ -1,0 +1,22 @@
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import type { Operation } from '../../../shared/items';
+import { accountApiRequest } from '../../../shared/transport';
+import { forOperation, limitParameter, returnAllParameter } from '../../shared/descriptions';
+import { limitOf } from '../../shared/params';
+
+export const numberGetAllDescription: INodeProperties[] = forOperation('number', 'getAll', [
+	returnAllParameter,
+	{ ...limitParameter, displayOptions: { show: { returnAll: [false] } } },
+]);
+
+export const numberGetAll: Operation<{ limit: number }> = {
+	prepare(i) {
+		return { limit: limitOf(this, i) };
+	},
+	async run({ limit }, i) {
+		const body = await accountApiRequest(this, { method: 'GET', path: '/v1/numbers', itemIndex: i });
+		const numbers = Array.isArray(body.numbers) ? (body.numbers as IDataObject[]) : [];
+		return numbers.slice(0, limit);
+	},
+};

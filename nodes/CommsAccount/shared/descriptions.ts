@@ -1,0 +1,73 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** The number to act from: picked from the account's numbers, or typed as an ID. */
+export const phoneDocIdLocator: INodeProperties = {
+	displayName: 'Phone Number',
+	name: 'phoneDocId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The account number to use (its phoneDocId)',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a number...',
+			typeOptions: { searchListMethod: 'getNumbers', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. pn_main',
+			validation: [{ type: 'regex', properties: { regex: '\\S+', errorMessage: 'Enter a phoneDocId' } }],
+		},
+	],
+};
+
+export const defaultCountryOption: INodeProperties = {
+	displayName: 'Default Country',
+	name: 'defaultCountry',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. GB',
+	description:
+		'Two-letter country code (ISO 3166) for phone numbers typed without a country code, such as "07700 900123". Leave empty to require international numbers (+44…).',
+};
+
+export const simplifyParameter: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return a simplified version of the response instead of the raw data',
+};
+
+export const returnAllParameter: INodeProperties = {
+	displayName: 'Return All',
+	name: 'returnAll',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return all results or only up to a given limit',
+};
+
+export const limitParameter: INodeProperties = {
+	displayName: 'Limit',
+	name: 'limit',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 50,
+	description: 'Max number of results to return',
+};
+
+/** Gives a property set to one operation of one resource. */
+export function forOperation(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
+	return properties.map((property) => ({
+		...property,
+		displayOptions: {
+			...property.displayOptions,
+			show: { ...property.displayOptions?.show, resource: [resource], operation: [operation] },
+		},
+	}));
+}
