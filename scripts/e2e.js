@@ -1,0 +1,282 @@
+#!/usr/bin/env node
+'use strict';
+// Real n8n, end to end (`npm run test:e2e`).
+//
+// 1. Ensures n8n 2.41.1 and Node.js 24 are installed in a cache outside the
+//    repository (${XDG_CACHE_HOME:-~/.cache}/n8n-nodes-comms-api/n8n-2.41.1;
+//    about 3 GB and several minutes the first time, reused afterwards).
+// 2. `npm pack`s this package (built already: `npm run build`) and installs the
+//    tarball into a fresh n8n user folder the way n8n installs community packages.
+// 3. Starts the project's sandbox (dist/sandbox/index.js) in this process.
+// 4. Imports a Comms Account credential pointing at the sandbox and the example
+//    workflow examples/account-send-sms.json, runs `n8n execute --rawOutput`, and
+//    checks the output and the sandbox's request log.
+// 5. Prints `e2e: N passed, N failed` last and exits non-zero on any failure.
+//
+// Environment:
+//   N8N_E2E_CACHE_DIR          where n8n is installed (default above)
+//   N8N_E2E_REINSTALL=1        install n8n again even if the cache is complete
+//   E2E_TIMEOUT_MS             limit for everything after the install (default 15 min)
+//   N8N_E2E_COMMAND_TIMEOUT_MS limit for one n8n command (default 3 min)
+//   E2E_VERBOSE=1              echo n8n's own output
+//   E2E_N8N_LOG_LEVEL          n8n's log level (default info; below info, `execute` prints no result)
+//   E2E_KEEP=1                 keep the temp folder (n8n user folder, tarball) for a look
+//
+// The generic machinery lives in scripts/e2e/; this file holds only what is
+// specific to n8n-nodes-comms-api, as a suite (see runSuite in scripts/e2e/harness.js).
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { spawn } = require('node:child_process');
+const harness = require('./e2e/harness');
+const { ensureN8n } = require('./e2e/n8n-install');
+const { E2eError, log } = require('./e2e/proc');
+
+const REPO = path.resolve(__dirname, '..');
+const ACCOUNT_NODE_TYPE = 'n8n-nodes-comms-api.commsAccount';
+const ACCOUNT_CREDENTIAL_TYPE = 'commsAccountApi';
+const RUN_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS) || 15 * 60 * 1000;
+const MIN_NODE_MAJOR = 24;
+
+// ---------------------------------------------------------------------------
+// Helpers any suite can use on a workflow or a request log.
+// ---------------------------------------------------------------------------
+
+/**
+ * Points every node's credential of a known type at the imported credential.
+ * Nodes of `nodeTypes` that name no credential get one (an example exported
+ * from a fresh n8n may carry none). Pinned data is dropped: a pinned node would
+ * not call the API, and the point is that it does.
+ */
+function attachCredentials(workflow, credentialsByType, nodeTypes = {}) {
+	const copy = JSON.parse(JSON.stringify(workflow));
+	delete copy.pinData;
+	delete copy.id;
+	copy.active = false;
+	for (const node of copy.nodes || []) {
+		const wanted = nodeTypes[node.type];
+		if (wanted && !(node.credentials && node.credentials[wanted])) {
+			node.credentials = { ...(node.credentials || {}), [wanted]: {} };
+		}
+		for (const type of Object.keys(node.credentials || {})) {
+			const credential = credentialsByType[type];
+			if (!credential) {
+				throw new E2eError(`node "${node.name}" uses a ${type} credential, which this e2e run does not import`);
+			}
+			node.credentials[type] = { id: credential.id, name: credential.name };
+		}
+	}
+	return copy;
+}
+
+/**
+ * One entry of a request log, in a common shape: { method, path, status, headers }.
+ * Accepts the usual spellings (path/pathname/url, status/statusCode) so the
+ * check does not depend on the log's exact field names.
+ */
+function normaliseRequest(entry) {
+	const raw = entry.path ?? entry.pathname ?? entry.url ?? '';
+	const pathOnly = String(raw).replace(/^[a-z]+:\/\/[^/]+/i, '').split('?')[0];
+	const headers = {};
+	for (const [key, value] of Object.entries(entry.headers || entry.request?.headers || {})) {
+		headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+	}
+	const status = entry.status ?? entry.statusCode ?? entry.response?.status ?? entry.response?.statusCode;
+	return { method: String(entry.method || '').toUpperCase(), path: pathOnly, status, headers };
+}
+
+/** Throws with `message` unless `condition` holds. */
+function expect(condition, message, details) {
+	if (!condition) throw new E2eError(message, details);
+}
+
+// ---------------------------------------------------------------------------
+// The Comms Account suite.
+// ---------------------------------------------------------------------------
+
+/** Loads the compiled sandbox, whether it compiles to CommonJS or to an ES module. */
+async function loadSandbox(file) {
+	try {
+		return require(file);
+	} catch (error) {
+		if (error.code !== 'ERR_REQUIRE_ESM' && error.code !== 'ERR_REQUIRE_ASYNC_MODULE') throw error;
+		return import(pathToFileURL(file).href);
+	}
+}
+
+/** Checks the run of examples/account-send-sms.json against the sandbox. */
+async function checkAccountSendSms(view) {
+	const sandbox = view.server;
+	const apiKey = sandbox.credentials.account.unrestricted;
+	const accountNodes = view.workflow.nodes.filter((node) => node.type === ACCOUNT_NODE_TYPE);
+	expect(accountNodes.length > 0, `the example workflow has no ${ACCOUNT_NODE_TYPE} node`);
+
+	// Every Comms Account node ran, without error, and produced items.
+	const outputs = {};
+	for (const node of accountNodes) {
+		const items = view.items(node.name);
+		expect(items.length > 0, `node "${node.name}" produced no items`);
+		const failed = items.find((item) => item && item.error !== undefined);
+		expect(!failed, `node "${node.name}" returned an error item: ${JSON.stringify(failed)}`);
+		outputs[node.name] = items;
+		log(`  ${node.name}: ${items.length} item(s), first: ${JSON.stringify(items[0]).slice(0, 200)}`);
+	}
+	// The numbers list went through n8n: the sandbox's main number is in some output.
+	const allOutput = JSON.stringify(outputs);
+	expect(allOutput.includes(sandbox.numbers.main), `no node output mentions the sandbox's main number ${sandbox.numbers.main}`);
+	// The key never leaks into anything n8n stores or shows.
+	expect(!JSON.stringify(view.run).includes(apiKey), 'the API key appears in the execution output');
+
+	// The sandbox saw the requests, with the key n8n decrypted from the credential.
+	const logEntries = await sandbox.requests();
+	expect(Array.isArray(logEntries), `sandbox.requests() returned ${typeof logEntries}, expected an array`);
+	const requests = logEntries.map(normaliseRequest);
+	const shape = `first log entry: ${JSON.stringify(logEntries[0])}`.slice(0, 600);
+	const find = (method, pattern) => requests.filter((r) => r.method === method && pattern.test(r.path));
+	const numbersCalls = find('GET', /\/v1\/numbers$/);
+	const smsCalls = find('POST', /\/v1\/sms$/);
+	expect(numbersCalls.length > 0, `the sandbox logged no GET /v1/numbers (${requests.length} requests logged)`, shape);
+	expect(smsCalls.length > 0, `the sandbox logged no POST /v1/sms (${requests.length} requests logged)`, shape);
+	for (const request of [...numbersCalls, ...smsCalls]) {
+		const where = `${request.method} ${request.path}`;
+		// The Account key travels in exactly one header: Authorization: Bearer, or X-API-Key.
+		const viaBearer = request.headers.authorization === `Bearer ${apiKey}`;
+		const viaHeader = request.headers['x-api-key'] === apiKey;
+		expect(viaBearer !== viaHeader, `${where} did not carry the credential's key in exactly one header (headers: ${Object.keys(request.headers).join(', ')})`);
+		if (request.status !== undefined) {
+			expect(request.status >= 200 && request.status < 300, `${where} got HTTP ${request.status} from the sandbox`);
+		}
+	}
+	log(`  sandbox saw ${numbersCalls.length} GET /v1/numbers and ${smsCalls.length} POST /v1/sms, each with the key`);
+}
+
+/**
+ * The suite `npm run test:e2e` runs: this package, the sandbox, the Account
+ * example. `repo` is the package's directory (another one only to test this file).
+ */
+function commsSuite({ repo = REPO } = {}) {
+	const EXAMPLE_WORKFLOW = path.join(repo, 'examples', 'account-send-sms.json');
+	const SANDBOX_MODULE = path.join(repo, 'dist', 'sandbox', 'index.js');
+	return {
+		packageDir: repo,
+		preflight() {
+			const missing = [];
+			if (!fs.existsSync(path.join(repo, 'dist'))) missing.push('dist/ (run `npm run build`)');
+			if (!fs.existsSync(SANDBOX_MODULE)) missing.push('dist/sandbox/index.js (the compiled sandbox; run `npm run build`)');
+			if (!fs.existsSync(EXAMPLE_WORKFLOW)) missing.push('examples/account-send-sms.json (the example workflow)');
+			if (missing.length > 0) {
+				throw new E2eError(`cannot run the real-n8n test, missing:\n  - ${missing.join('\n  - ')}`);
+			}
+		},
+		async startServer() {
+			const { startSandbox } = await loadSandbox(SANDBOX_MODULE);
+			if (typeof startSandbox !== 'function') throw new E2eError(`${SANDBOX_MODULE} does not export startSandbox()`);
+			const sandbox = await startSandbox({ port: 0 });
+			for (const field of ['accountBaseUrl', 'stop', 'requests']) {
+				if (!sandbox[field]) throw new E2eError(`startSandbox() resolved without "${field}"`);
+			}
+			if (!sandbox.credentials?.account?.unrestricted) throw new E2eError('startSandbox() resolved without credentials.account.unrestricted');
+			if (!sandbox.numbers?.main) throw new E2eError('startSandbox() resolved without numbers.main');
+			return sandbox;
+		},
+		scenarios: [
+			{
+				name: 'examples/account-send-sms.json: number getAll, sms send',
+				credentials: (sandbox) => [
+					{
+						name: 'Comms Account (e2e sandbox)',
+						type: ACCOUNT_CREDENTIAL_TYPE,
+						data: { apiKey: sandbox.credentials.account.unrestricted, baseUrl: sandbox.accountBaseUrl },
+					},
+				],
+				workflow: (sandbox, credentialsByType) =>
+					attachCredentials(JSON.parse(fs.readFileSync(EXAMPLE_WORKFLOW, 'utf8')), credentialsByType, {
+						[ACCOUNT_NODE_TYPE]: ACCOUNT_CREDENTIAL_TYPE,
+					}),
+				check: checkAccountSendSms,
+			},
+		],
+	};
+}
+
+// ---------------------------------------------------------------------------
+// Command line.
+// ---------------------------------------------------------------------------
+
+/** Prints the summary line the CI parser reads: `e2e: N passed, N failed`, alone on a line. */
+function summary(passed, failed) {
+	process.stdout.write(`e2e: ${passed} passed, ${failed} failed\n`);
+}
+
+/**
+ * The sandbox runs in this process and the package targets Node.js 24; on an
+ * older Node.js, install n8n (which brings Node.js 24) and run again on it.
+ */
+async function reexecOnNode24IfNeeded() {
+	const major = Number(process.versions.node.split('.')[0]);
+	if (major >= MIN_NODE_MAJOR || process.env.E2E_REEXEC === '1') return false;
+	const n8n = await ensureN8n();
+	log(`this is Node.js ${process.versions.node}; running again on ${n8n.node}`);
+	// Re-run the entry script (this file, or a driver that called main() with its own suite).
+	const child = spawn(n8n.node, [...process.execArgv, ...process.argv.slice(1)], {
+		stdio: 'inherit',
+		env: { ...process.env, E2E_REEXEC: '1', PATH: `${n8n.nodeBinDir}${path.delimiter}${process.env.PATH}` },
+	});
+	// From here on the child reports; this process only passes signals on and exits with it.
+	process.removeAllListeners('SIGINT');
+	process.removeAllListeners('SIGTERM');
+	process.removeAllListeners('SIGHUP');
+	const forward = (signal) => child.kill(signal);
+	process.on('SIGINT', forward);
+	process.on('SIGTERM', forward);
+	process.on('SIGHUP', forward);
+	child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+	return true;
+}
+
+async function main(suite = commsSuite()) {
+	const total = suite.scenarios.length;
+	const onSignal = (signal) => {
+		log(`${signal}: stopping`);
+		harness.abortCurrent();
+		summary(0, total);
+		process.exit(130);
+	};
+	process.on('SIGINT', onSignal);
+	process.on('SIGTERM', onSignal);
+	process.on('SIGHUP', onSignal);
+	// A closed stdout/stderr (say `| head`) must end the run cleanly, not crash it
+	// half-way with n8n still running.
+	for (const stream of [process.stdout, process.stderr]) {
+		stream.on('error', () => {
+			harness.abortCurrent();
+			process.exit(1);
+		});
+	}
+	try {
+		if (suite.preflight) await suite.preflight();
+		if (await reexecOnNode24IfNeeded()) return;
+		const { passed, failed } = await harness.runSuite(suite, {
+			timeoutMs: RUN_TIMEOUT_MS,
+			onTimeout: () => {
+				process.stderr.write(`e2e: timed out after ${Math.round(RUN_TIMEOUT_MS / 1000)}s\n`);
+				summary(0, total);
+				process.exit(1);
+			},
+		});
+		summary(passed, failed);
+		// Exit explicitly: a keep-alive socket left open must not hold the run open.
+		process.exit(failed === 0 && passed === total ? 0 : 1);
+	} catch (error) {
+		process.stderr.write(`e2e: ${error.message}\n`);
+		if (error.details) process.stderr.write(`${error.details}\n`);
+		else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+		summary(0, total);
+		process.exit(1);
+	}
+}
+
+module.exports = { attachCredentials, commsSuite, main, normaliseRequest, ...harness };
+
+if (require.main === module) main();
