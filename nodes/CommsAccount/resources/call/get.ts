@@ -21,7 +21,7 @@ export const callGetDescription: INodeProperties[] = forOperation('call', 'get',
 	simplifyParameter,
 ]);
 
-interface CallQuery {
+export interface CallQuery {
 	qs: IDataObject;
 	simplify: boolean;
 }

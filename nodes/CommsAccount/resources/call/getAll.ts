@@ -29,7 +29,7 @@ export const callGetAllDescription: INodeProperties[] = forOperation('call', 'ge
 	simplifyParameter,
 ]);
 
-interface CallListQuery {
+export interface CallListQuery {
 	qs: IDataObject;
 	limit: number;
 	simplify: boolean;

@@ -37,7 +37,7 @@ export const smsGetAllDescription: INodeProperties[] = forOperation('sms', 'getA
 	simplifyParameter,
 ]);
 
-interface SmsListQuery {
+export interface SmsListQuery {
 	qs: IDataObject;
 	since?: string;
 	limit: number;
