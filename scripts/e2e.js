@@ -71,9 +71,11 @@ function attachCredentials(workflow, credentialsByType, nodeTypes = {}) {
 }
 
 /**
- * One entry of a request log, in a common shape: { method, path, status, headers }.
- * Accepts the usual spellings (path/pathname/url, status/statusCode) so the
- * check does not depend on the log's exact field names.
+ * One entry of a request log, in a common shape: { method, path, status, error,
+ * headers, keyMask }. Accepts the usual spellings (path/pathname/url,
+ * status/statusCode) so the check does not depend on the log's exact field names.
+ * The project's sandbox logs no headers, only the key it saw, masked
+ * (`keyMask`: first 8 and last 4 characters).
  */
 function normaliseRequest(entry) {
 	const raw = entry.path ?? entry.pathname ?? entry.url ?? '';
@@ -83,7 +85,14 @@ function normaliseRequest(entry) {
 		headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
 	}
 	const status = entry.status ?? entry.statusCode ?? entry.response?.status ?? entry.response?.statusCode;
-	return { method: String(entry.method || '').toUpperCase(), path: pathOnly, status, headers };
+	return {
+		method: String(entry.method || '').toUpperCase(),
+		path: pathOnly,
+		status,
+		error: entry.error ?? null,
+		headers,
+		keyMask: typeof entry.keyMask === 'string' ? entry.keyMask : null,
+	};
 }
 
 /** Throws with `message` unless `condition` holds. */
@@ -140,10 +149,21 @@ async function checkAccountSendSms(view) {
 	expect(smsCalls.length > 0, `the sandbox logged no POST /v1/sms (${requests.length} requests logged)`, shape);
 	for (const request of [...numbersCalls, ...smsCalls]) {
 		const where = `${request.method} ${request.path}`;
-		// The Account key travels in exactly one header: Authorization: Bearer, or X-API-Key.
-		const viaBearer = request.headers.authorization === `Bearer ${apiKey}`;
-		const viaHeader = request.headers['x-api-key'] === apiKey;
-		expect(viaBearer !== viaHeader, `${where} did not carry the credential's key in exactly one header (headers: ${Object.keys(request.headers).join(', ')})`);
+		if (Object.keys(request.headers).length > 0) {
+			// A log with headers: the Account key travels in exactly one of Authorization: Bearer and X-API-Key.
+			const viaBearer = request.headers.authorization === `Bearer ${apiKey}`;
+			const viaHeader = request.headers['x-api-key'] === apiKey;
+			expect(viaBearer !== viaHeader, `${where} did not carry the credential's key in exactly one header (headers: ${Object.keys(request.headers).join(', ')})`);
+		} else {
+			// The sandbox's log: the key it read from the Authorization (or X-API-Key) header, masked.
+			const mask = request.keyMask;
+			expect(
+				mask !== null && mask.startsWith(apiKey.slice(0, 8)) && mask.endsWith(apiKey.slice(-4)),
+				`${where} did not arrive with the credential's key (the sandbox saw ${mask === null ? 'no key' : mask})`,
+				shape,
+			);
+		}
+		expect(request.error === null, `${where} failed at the sandbox with ${request.error}`);
 		if (request.status !== undefined) {
 			expect(request.status >= 200 && request.status < 300, `${where} got HTTP ${request.status} from the sandbox`);
 		}
@@ -182,7 +202,7 @@ function commsSuite({ repo = REPO } = {}) {
 		},
 		scenarios: [
 			{
-				name: 'examples/account-send-sms.json: number getAll, sms send',
+				name: 'examples/account-send-sms.json (Comms Account: numbers getAll, sms send, against the sandbox)',
 				credentials: (sandbox) => [
 					{
 						name: 'Comms Account (e2e sandbox)',
