@@ -7,6 +7,7 @@
 export class Clock {
 	private offsetMs = 0;
 	private frozenAtMs: number | null = null;
+	private advancedMs = 0;
 
 	now(): number {
 		return this.frozenAtMs ?? Date.now() + this.offsetMs;
@@ -16,8 +17,14 @@ export class Clock {
 		return new Date(this.now()).toISOString();
 	}
 
+	/** How far sandbox time is ahead of real time (negative after a freeze). */
 	get offsetSeconds(): number {
-		return this.frozenAtMs === null ? this.offsetMs / 1000 : (this.frozenAtMs - Date.now()) / 1000;
+		return (this.now() - Date.now()) / 1000;
+	}
+
+	/** Total of every advance() since the last reset. */
+	get advancedSeconds(): number {
+		return this.advancedMs / 1000;
 	}
 
 	get frozen(): boolean {
@@ -26,6 +33,7 @@ export class Clock {
 
 	advance(seconds: number): void {
 		const ms = Math.round(seconds * 1000);
+		this.advancedMs += ms;
 		if (this.frozenAtMs === null) this.offsetMs += ms;
 		else this.frozenAtMs += ms;
 	}
@@ -42,6 +50,7 @@ export class Clock {
 
 	reset(frozen: boolean): void {
 		this.offsetMs = 0;
+		this.advancedMs = 0;
 		this.frozenAtMs = null;
 		if (frozen) this.freeze();
 	}

@@ -100,6 +100,9 @@ export interface TrackedView {
 
 export interface ClockView {
 	now: string;
+	/** Total fast-forward since the last reset. */
+	advancedSeconds: number;
+	/** Sandbox time minus real time. */
 	offsetSeconds: number;
 	frozen: boolean;
 }
@@ -213,7 +216,7 @@ export class SandboxControl {
 
 	clock(): ClockView {
 		const { clock } = this.world;
-		return { now: clock.nowIso(), offsetSeconds: clock.offsetSeconds, frozen: clock.frozen };
+		return { now: clock.nowIso(), advancedSeconds: clock.advancedSeconds, offsetSeconds: clock.offsetSeconds, frozen: clock.frozen };
 	}
 
 	/** Moves the clock forward and runs every state change due by then (webhooks included). */
@@ -481,6 +484,11 @@ export class SandboxControl {
 		);
 	}
 
+	/** API requests currently held by latencyMs (both APIs). */
+	heldRequests(): number {
+		return this.world.heldRequests;
+	}
+
 	// Failures
 
 	/** The next `count` matching API requests are answered with this failure and have no effect. */
@@ -542,6 +550,7 @@ export class SandboxControl {
 			settings: this.settings(),
 			failures: this.failures(),
 			inFlight: this.inFlight(),
+			heldRequests: this.heldRequests(),
 			accountSuspended: this.mainAccount().suspended,
 			accountKeys: [...state.accountKeys.values()].map((k) => ({
 				key: maskKey(k.key),

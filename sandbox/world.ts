@@ -112,6 +112,8 @@ export class World {
 	settings: Settings;
 	failures: InjectedFailure[] = [];
 	requestLog: RequestLogEntry[] = [];
+	/** API requests currently held by latencyMs. */
+	heldRequests = 0;
 	/** http://host:port, known once the server listens. */
 	baseUrl = '';
 	private logSeq = 0;
@@ -226,7 +228,12 @@ export class World {
 	/** Holds a request for the configured latency (real time); cut short when the server stops. */
 	async holdForLatency(): Promise<void> {
 		if (this.settings.latencyMs <= 0) return;
-		await sleep(this.settings.latencyMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+		this.heldRequests += 1;
+		try {
+			await sleep(this.settings.latencyMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+		} finally {
+			this.heldRequests -= 1;
+		}
 	}
 
 	logRequest(entry: Omit<RequestLogEntry, 'seq' | 'body' | 'query'> & { body: unknown; query: Record<string, string> }): void {

@@ -347,11 +347,12 @@ describe('GET /v1/calls', () => {
 
 	it('gives 404 call_not_found for an unknown callId or one on another number', async () => {
 		const created = await createManual();
-		for (const query of [
+		const queries: Record<string, string>[] = [
 			{ phoneDocId: main, callId: 'call_nope' },
 			{ phoneDocId: PHONE_DOC_IDS.noSms, callId: created.callId },
 			{ mode: 'ai', phoneDocId: main, callId: created.callSid },
-		]) {
+		];
+		for (const query of queries) {
 			const res = await api().get('/v1/calls', query);
 			expect(res.status).toBe(404);
 			expect(res.body).toMatchObject({ success: false, error: 'call_not_found' });
@@ -359,7 +360,8 @@ describe('GET /v1/calls', () => {
 	});
 
 	it('requires phoneDocId for mode=ai and for callId lookups (400 missing_field)', async () => {
-		for (const query of [{ mode: 'ai' }, { callId: 'call_sbx_000001' }]) {
+		const queries: Record<string, string>[] = [{ mode: 'ai' }, { callId: 'call_sbx_000001' }];
+		for (const query of queries) {
 			const res = await api().get('/v1/calls', query);
 			expect(res.status).toBe(400);
 			expect(res.body).toMatchObject({ error: 'missing_field', field: 'phoneDocId' });

@@ -47,9 +47,9 @@ export function useSandbox(options: SandboxOptions = {}): () => Sandbox {
 
 /** Account API client using one key, in the Bearer header by default. */
 export function accountApi(sandbox: Sandbox, key: string, scheme: 'bearer' | 'x-api-key' = 'bearer') {
-	const headers = scheme === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
+	const headers: Record<string, string> = scheme === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
 	const url = (path: string, query: Record<string, string | number> = {}): string => {
-		const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+		const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
 		return `${sandbox.accountBaseUrl}${path}${search ? `?${search}` : ''}`;
 	};
 	return {

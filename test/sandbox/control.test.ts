@@ -1,0 +1,418 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
+import { ACCOUNT_KEYS, PHONE_DOC_IDS, TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET, startSandbox } from '../../sandbox';
+import { accountApi, controlApi, http, unifiedApi, useSandbox } from './helpers';
+
+const sandbox = useSandbox();
+const control = () => controlApi(sandbox());
+const api = () => accountApi(sandbox(), ACCOUNT_KEYS.unrestricted);
+const at = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
+
+async function expectControlError(promise: Promise<{ status: number; body: { success: boolean; error: string } }>, status: number) {
+	const res = await promise;
+	expect(res.status).toBe(status);
+	expect(res.body.success).toBe(false);
+	expect(res.body.error).toBe({ 400: 'invalid_request', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict' }[status]);
+}
+
+describe('control index, state and routing', () => {
+	it('GET /_sandbox lists credentials, URLs, test values and every endpoint', async () => {
+		const res = await control().get('');
+		expect(res.status).toBe(200);
+		expect(res.body.accountBaseUrl).toBe(sandbox().accountBaseUrl);
+		expect(res.body.unifiedUrl).toBe(sandbox().unifiedUrl);
+		expect(res.body.controlUrl).toBe(sandbox().controlUrl);
+		expect(res.body.accountKeys.unrestricted.key).toBe(ACCOUNT_KEYS.unrestricted);
+		expect(res.body.unifiedKeys).toEqual({ live: UNIFIED_KEYS.live, test: UNIFIED_KEYS.test });
+		expect(res.body.webhookSecret).toBe(WEBHOOK_SECRET);
+		expect(res.body.webhookSignatureHeader).toBe('x-signature');
+		expect(res.body.testNumbers).toEqual(TEST_NUMBERS);
+		const endpoints = res.body.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
+		expect(endpoints).toEqual(
+			expect.arrayContaining([
+				'POST /_sandbox/reset',
+				'POST /_sandbox/sms/inbound',
+				'POST /_sandbox/advance',
+				'POST /_sandbox/outcome',
+				'POST /_sandbox/clock/advance',
+				'POST /_sandbox/balances',
+				'POST /_sandbox/settings',
+				'POST /_sandbox/failures',
+				'GET /_sandbox/requests',
+				'GET /_sandbox/webhooks',
+			]),
+		);
+	});
+
+	it('exposes the credentials and URLs on the Sandbox object', () => {
+		const s = sandbox();
+		expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+		expect(s.accountBaseUrl).toBe(s.url);
+		expect(s.unifiedUrl).toBe(`${s.url}/unified`);
+		expect(s.credentials).toEqual({
+			account: ACCOUNT_KEYS,
+			unified: { live: UNIFIED_KEYS.live, test: UNIFIED_KEYS.test },
+			webhookSecret: WEBHOOK_SECRET,
+		});
+	});
+
+	it('GET /_sandbox/state summarises the sandbox', async () => {
+		const res = await control().get('/state');
+		expect(res.body).toMatchObject({
+			success: true,
+			accountSuspended: false,
+			counts: { manualCalls: 1, aiCalls: 1, sms: 3, unifiedCalls: 0, requests: 0 },
+		});
+		expect(res.body.balances.minutes).toEqual({ subscription: 500, topUp: 100 });
+		expect(res.body.accountKeys).toHaveLength(5);
+	});
+
+	it('answers unknown control paths with 404, wrong verbs with 405, bad JSON with 400', async () => {
+		await expectControlError(control().get('/nothing'), 404);
+		await expectControlError(control().get('/reset'), 405);
+		await expectControlError(http('POST', `${sandbox().url}/_sandbox/balances`, { raw: '{oops' }), 400);
+		await expectControlError(http('POST', `${sandbox().url}/_sandbox/balances`, { raw: '[1]' }), 400);
+	});
+});
+
+describe('reset', () => {
+	it('returns to the seeded state: data, balances, settings, limits, failures, logs, clock', async () => {
+		await api().post('/v1/sms', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer, message: 'x' });
+		await unifiedApi(sandbox(), UNIFIED_KEYS.live)('ai', 'chat', { messages: [{ role: 'user', content: 'q' }] });
+		sandbox().control.setBalances({ minutes: { subscription: 1 } });
+		sandbox().control.updateSettings({ smsOrder: 'oldestFirst', latencyMs: 5, accountRequestsPerMinute: 1 });
+		sandbox().control.injectFailure({ status: 500 });
+		await sandbox().control.advanceClock(3600);
+		const res = await control().post('/reset');
+		expect(res.body).toEqual({ success: true, reset: true });
+		const state = (await control().get('/state')).body;
+		expect(state.clock.advancedSeconds).toBe(0);
+		expect(Math.abs(state.clock.offsetSeconds)).toBeLessThan(5);
+		expect(state.balances).toMatchObject({ minutes: { subscription: 500, topUp: 100 }, unifiedCreditsPence: 2000 });
+		expect(state.settings).toMatchObject({ smsOrder: 'newestFirst', latencyMs: 0, accountRequestsPerMinute: 600 });
+		expect(state.failures).toEqual([]);
+		expect(state.counts).toMatchObject({ sms: 3, requests: 0 });
+		expect(sandbox().requests()).toEqual([]);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+	});
+});
+
+describe('clock', () => {
+	it('fast-forwards by N seconds, refusing negative values', async () => {
+		const before = (await control().get('/clock')).body.clock;
+		expect(before.frozen).toBe(true);
+		const after = (await control().post('/clock/advance', { seconds: 90 })).body.clock;
+		expect(after.now).toBe(at(before.now, 90));
+		expect(after.advancedSeconds).toBe(90);
+		await expectControlError(control().post('/clock/advance', { seconds: -1 }), 400);
+		await expectControlError(control().post('/clock/advance', {}), 400);
+	});
+
+	it('freezes and unfreezes', async () => {
+		const thawed = (await control().post('/clock/unfreeze')).body.clock;
+		expect(thawed.frozen).toBe(false);
+		const frozen = (await control().post('/clock/freeze')).body.clock;
+		expect(frozen.frozen).toBe(true);
+		expect((await control().get('/clock')).body.clock.now).toBe(frozen.now);
+	});
+
+	it('runs on real time plus the offset when not frozen', async () => {
+		const live = await startSandbox({ port: 0 });
+		try {
+			const start = Date.now();
+			const view = await live.control.advanceClock(3600);
+			expect(view.frozen).toBe(false);
+			expect(view.advancedSeconds).toBe(3600);
+			expect(view.offsetSeconds).toBeGreaterThan(3599);
+			const nowMs = Date.parse(view.now);
+			expect(nowMs).toBeGreaterThanOrEqual(start + 3_600_000);
+			expect(nowMs).toBeLessThan(Date.now() + 3_600_000 + 1);
+		} finally {
+			await live.stop();
+		}
+	});
+});
+
+describe('inbound SMS', () => {
+	it('injects one message to the main number from the seeded peer by default', async () => {
+		const res = await control().post('/sms/inbound', { body: 'Is the shop open?' });
+		expect(res.body.count).toBe(1);
+		const [message] = res.body.messages;
+		expect(message).toMatchObject({
+			direction: 'received',
+			fromNumber: TEST_NUMBERS.seededPeer,
+			toNumber: '+447700900001',
+			body: 'Is the shop open?',
+			status: 'received',
+			source: 'inbound',
+			phoneDocId: PHONE_DOC_IDS.main,
+			sentAt: sandbox().control.clock().now,
+		});
+		const inbox = await api().get('/v1/sms', { direction: 'received', since: message.sentAt });
+		expect(inbox.body.messages.map((m: { messageId: string }) => m.messageId)).toEqual([message.messageId]);
+	});
+
+	it('injects a burst with equal, spaced or explicit sentAt values', async () => {
+		const now = sandbox().control.clock().now;
+		const equal = (await control().post('/sms/inbound', { count: 4, from: TEST_NUMBERS.customer })).body.messages;
+		expect(equal.map((m: { sentAt: string }) => m.sentAt)).toEqual([now, now, now, now]);
+		expect(equal.map((m: { body: string }) => m.body)).toEqual([1, 2, 3, 4].map((i) => `Inbound message (${i}/4)`));
+		const spaced = (await control().post('/sms/inbound', { count: 3, sentAt: at(now, -30), intervalSeconds: 10 })).body.messages;
+		expect(spaced.map((m: { sentAt: string }) => m.sentAt)).toEqual([at(now, -30), at(now, -20), at(now, -10)]);
+		const explicit = (await control().post('/sms/inbound', { sentAts: [at(now, -600), now] })).body.messages;
+		expect(explicit.map((m: { sentAt: string }) => m.sentAt)).toEqual([at(now, -600), now]);
+		expect(explicit[0].createdAt).toBe(now);
+	});
+
+	it('delivers to a number whose sending is disabled, and refuses bad input', async () => {
+		expect((await control().post('/sms/inbound', { phoneDocId: PHONE_DOC_IDS.smsDisabled })).status).toBe(200);
+		await expectControlError(control().post('/sms/inbound', { phoneDocId: 'pdoc_nope' }), 404);
+		await expectControlError(control().post('/sms/inbound', { phoneDocId: PHONE_DOC_IDS.noSms }), 400);
+		await expectControlError(control().post('/sms/inbound', { from: '07700' }), 400);
+		await expectControlError(control().post('/sms/inbound', { sentAt: 'soon' }), 400);
+		await expectControlError(control().post('/sms/inbound', { count: 0 }), 400);
+		await expectControlError(control().post('/sms/inbound', { count: 1001 }), 400);
+		await expectControlError(control().post('/sms/inbound', { sentAts: [] }), 400);
+		await expectControlError(control().post('/sms/inbound', { text: 'typo' }), 400);
+	});
+});
+
+describe('advance and outcome', () => {
+	async function manualCall(body: Record<string, unknown> = {}) {
+		return (await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer, ...body })).body;
+	}
+
+	it('moves a manual call to its next status, one step at a time, then refuses at the end', async () => {
+		const { callId } = await manualCall();
+		const statuses: string[] = [];
+		for (let i = 0; i < 3; i += 1) statuses.push((await control().post('/advance', { id: callId })).body.item.status);
+		expect(statuses).toEqual(['ringing-customer', 'in-progress', 'completed']);
+		const item = (await control().get(`/items/${callId}`)).body.item;
+		expect(item).toMatchObject({ kind: 'manualCall', final: true, outcome: 'normal' });
+		expect(item.history.map((h: { status: string }) => h.status)).toEqual(['ringing-agent', 'ringing-customer', 'in-progress', 'completed']);
+		expect(item.record).toMatchObject({ callId, durationSeconds: 0, billedMinutes: 0 });
+		await expectControlError(control().post('/advance', { id: callId }), 409);
+	});
+
+	it('keeps later durations when a step is skipped', async () => {
+		const { callId } = await manualCall();
+		await sandbox().control.advance(callId);
+		await sandbox().control.advanceClock(186);
+		const call = (await api().get('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, callId })).body.calls[0];
+		expect(call).toMatchObject({ status: 'completed', durationSeconds: 186, billedMinutes: 4 });
+	});
+
+	it('chooses the outcome of a live manual call while it is still possible', async () => {
+		const busy = await manualCall();
+		expect((await control().post('/outcome', { id: busy.callId, outcome: 'busy' })).body.item.outcome).toBe('busy');
+		const done = (await control().post('/advance', { id: busy.callId, untilFinal: true })).body.item;
+		expect(done.status).toBe('busy');
+		const answered = await manualCall();
+		await sandbox().control.advance(answered.callId);
+		await expectControlError(control().post('/outcome', { id: answered.callId, outcome: 'agent-no-answer' }), 409);
+		expect((await sandbox().control.setOutcome(answered.callId, 'voicemail')).outcome).toBe('voicemail');
+		await expectControlError(control().post('/outcome', { id: answered.callId, outcome: 'exploded' }), 400);
+	});
+
+	it('moves an Account SMS to delivered, or chooses failed, and an AI call to completed', async () => {
+		const send = () => api().post('/v1/sms', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer, message: 'x' });
+		const first = (await send()).body.messageId;
+		expect((await sandbox().control.advance(first)).status).toBe('delivered');
+		const second = (await send()).body.messageId;
+		await sandbox().control.setOutcome(second, 'failed');
+		expect((await sandbox().control.advance(second)).status).toBe('failed');
+		const ai = (await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer, mode: 'ai' })).body;
+		const view = await sandbox().control.advance(ai.callSid, { untilFinal: true });
+		expect(view).toMatchObject({ kind: 'aiCall', status: 'completed', final: true });
+		expect(sandbox().control.balances().aiMinutes.subscription).toBe(60);
+	});
+
+	it('refuses unknown or missing ids, and outcomes for received SMS', async () => {
+		await expectControlError(control().post('/advance', { id: 'nope' }), 404);
+		await expectControlError(control().post('/advance', {}), 400);
+		await expectControlError(control().get('/items/nope'), 404);
+		const [inbound] = sandbox().control.injectInboundSms();
+		await expectControlError(control().post('/outcome', { id: inbound.messageId, outcome: 'delivered' }), 400);
+		await expectControlError(control().post('/advance', { id: inbound.messageId }), 409);
+	});
+
+	it('lists Unified records with their status', async () => {
+		await unifiedApi(sandbox(), UNIFIED_KEYS.live)('email', 'send', { to: 'a@example.com', subject: 's', html: 'h' });
+		const items = (await control().get('/unified')).body.items;
+		expect(items).toHaveLength(1);
+		expect(items[0]).toMatchObject({ kind: 'unifiedEmail', status: 'sent', record: { to: 'a@example.com', cost: 0.15, apiKey: 'key_live****5b2d' } });
+		expect(JSON.stringify(items)).not.toContain(UNIFIED_KEYS.live);
+	});
+});
+
+describe('balances and top-up', () => {
+	it('sets any bucket and the Unified credits, over HTTP', async () => {
+		const res = await control().post('/balances', {
+			minutes: { subscription: 1 },
+			aiMinutes: { topUp: 0 },
+			smsCredits: { subscription: 7, topUp: 3 },
+			unifiedCreditsPence: 12.5,
+		});
+		expect(res.body.balances).toEqual({
+			minutes: { subscription: 1, topUp: 100 },
+			aiMinutes: { subscription: 60, topUp: 0 },
+			smsCredits: { subscription: 7, topUp: 3 },
+			unifiedCreditsPence: 12.5,
+			unifiedCreditsFormatted: '£0.1250',
+		});
+		expect((await control().get('/balances')).body.balances.minutes).toEqual({ subscription: 1, topUp: 100 });
+	});
+
+	it('refuses negative, fractional or unknown balances without changing anything', async () => {
+		for (const patch of [
+			{ minutes: { subscription: -1 } },
+			{ minutes: { subscription: 1.5 } },
+			{ minutes: 3 },
+			{ minutes: { extra: 1 } },
+			{ credits: 5 },
+			{ minutes: { subscription: 1 }, unifiedCreditsPence: -2 },
+		]) {
+			await expectControlError(control().post('/balances', patch), 400);
+		}
+		expect(sandbox().control.balances().minutes).toEqual({ subscription: 500, topUp: 100 });
+	});
+
+	it('tops up Unified credits between 500 and 100,000', async () => {
+		expect((await control().get('/top-up')).body.balances.unifiedCreditsPence).toBe(2000);
+		expect((await control().post('/top-up', { pence: 100_000 })).body.balances.unifiedCreditsPence).toBe(102_000);
+		await expectControlError(control().post('/top-up', { pence: 499 }), 400);
+		await expectControlError(control().post('/top-up', { pence: 100_001 }), 400);
+	});
+
+	it('refuses a non-boolean suspension', async () => {
+		await expectControlError(control().post('/account', { suspended: 'yes' }), 400);
+	});
+});
+
+describe('settings', () => {
+	it('reads and updates settings, including latency', async () => {
+		const res = await control().post('/settings', { latencyMs: 25, eventsWebhookUrl: 'http://127.0.0.1:9/x' });
+		expect(res.body.settings).toMatchObject({ latencyMs: 25, eventsWebhookUrl: 'http://127.0.0.1:9/x' });
+		expect((await control().get('/settings')).body.settings.latencyMs).toBe(25);
+		const started = Date.now();
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(20);
+	});
+
+	it('refuses invalid settings as a whole', async () => {
+		for (const patch of [
+			{ smsOrder: 'random' },
+			{ unifiedErrorStatus: 'never' },
+			{ eventsWebhookUrl: 'ftp://x' },
+			{ latencyMs: 60_001 },
+			{ accountRequestsPerMinute: 0 },
+			{ unifiedLimits: { fax: { perMinute: 1 } } },
+			{ unifiedLimits: { sms: { perMinute: 0 } } },
+			{ unifiedLimits: { sms: { burst: 1 } } },
+			{ services: { sms: 'off' } },
+			{ smsorder: 'oldestFirst' },
+			{ smsOrder: 'oldestFirst', latencyMs: -1 },
+		]) {
+			await expectControlError(control().post('/settings', patch), 400);
+		}
+		expect(sandbox().control.settings().smsOrder).toBe('newestFirst');
+	});
+
+	it('refuses invalid failure injections', async () => {
+		await expectControlError(control().post('/failures', { status: 404 }), 400);
+		await expectControlError(control().post('/failures', { status: 500, count: 0 }), 400);
+		await expectControlError(control().post('/failures', { status: 500, service: 'fax' }), 400);
+		await expectControlError(control().post('/failures', { status: 500, api: 'other' }), 400);
+	});
+});
+
+describe('request log', () => {
+	it('records API requests (not control requests) with method, path, query, body, status and masked key', async () => {
+		await api().get('/v1/sms', { direction: 'received', limit: 5 });
+		await accountApi(sandbox(), ACCOUNT_KEYS.disabled, 'x-api-key').get('/v1/numbers');
+		await unifiedApi(sandbox(), UNIFIED_KEYS.test)('sms', 'send', { to: TEST_NUMBERS.customer, message: `my key is ${UNIFIED_KEYS.live}` });
+		await http('GET', `${sandbox().url}/nowhere`);
+		await control().get('/state');
+		const log = (await control().get('/requests')).body.requests;
+		expect(log).toHaveLength(4);
+		expect(log[0]).toEqual({
+			seq: 1,
+			time: sandbox().control.clock().now,
+			api: 'account',
+			method: 'GET',
+			path: '/v1/sms',
+			query: { direction: 'received', limit: '5' },
+			body: null,
+			status: 200,
+			error: null,
+			keyMask: 'acc_sbx_****7e1b',
+		});
+		expect(log[1]).toMatchObject({ status: 401, error: 'key_disabled', keyMask: 'acc_sbx_****4a15' });
+		expect(log[2]).toMatchObject({ api: 'unified', status: 200, keyMask: 'key_test****9a4c' });
+		expect(log[2].body).toEqual({
+			service: 'sms',
+			action: 'send',
+			data: { to: TEST_NUMBERS.customer, message: 'my key is key_live****5b2d' },
+			api_key: 'key_test****9a4c',
+		});
+		expect(log[3]).toMatchObject({ api: 'unknown', path: '/nowhere', status: 404, keyMask: null });
+		const text = JSON.stringify(log);
+		for (const key of [...Object.values(ACCOUNT_KEYS), ...Object.values(UNIFIED_KEYS), WEBHOOK_SECRET]) {
+			expect(text).not.toContain(key);
+		}
+		expect(sandbox().requests()).toEqual(log);
+	});
+
+	it('masks keys found in query strings and unparsable bodies too', async () => {
+		await http('GET', `${sandbox().url}/v1/numbers?api_key=${ACCOUNT_KEYS.unrestricted}`);
+		await http('POST', sandbox().unifiedUrl, { raw: `{"api_key":"${UNIFIED_KEYS.live}"` });
+		const text = JSON.stringify(sandbox().requests());
+		expect(text).not.toContain(ACCOUNT_KEYS.unrestricted);
+		expect(text).not.toContain(UNIFIED_KEYS.live);
+		expect(text).toContain('acc_sbx_****7e1b');
+	});
+
+	it('filters by api, path and limit, and clears', async () => {
+		await api().get('/v1/numbers');
+		await api().get('/v1/sms');
+		await api().get('/v1/sms');
+		await unifiedApi(sandbox(), UNIFIED_KEYS.test)('ai', 'chat', { messages: [{ role: 'user', content: 'q' }] });
+		expect((await control().get('/requests?api=unified')).body.count).toBe(1);
+		expect((await control().get('/requests?path=/v1/sms')).body.count).toBe(2);
+		const last = (await control().get('/requests?limit=1')).body.requests;
+		expect(last.map((r: { seq: number }) => r.seq)).toEqual([4]);
+		await control().delete('/requests');
+		expect(sandbox().requests()).toEqual([]);
+	});
+});
+
+describe('lifecycle of the server', () => {
+	it('stops cleanly, twice, and frees the port', async () => {
+		const other = await startSandbox({ port: 0 });
+		const lines: string[] = [];
+		const logged = await startSandbox({ port: 0, log: (line) => lines.push(line) });
+		await accountApi(logged, ACCOUNT_KEYS.unrestricted).get('/v1/numbers');
+		expect(lines).toContain('GET /v1/numbers -> 200');
+		await logged.stop();
+		await other.stop();
+		await other.stop();
+		await expect(http('GET', `${other.url}/v1/numbers`)).rejects.toThrow();
+	});
+
+	it('releases requests held by latency when stopping', async () => {
+		const other = await startSandbox({ port: 0 });
+		other.control.setLatency(60_000);
+		const pending = accountApi(other, ACCOUNT_KEYS.unrestricted).get('/v1/numbers').catch((error: Error) => error);
+		for (let i = 0; i < 400 && other.control.heldRequests() === 0; i += 1) await delay(5);
+		expect(other.control.heldRequests()).toBe(1);
+		const started = Date.now();
+		await other.stop();
+		await pending;
+		expect(Date.now() - started).toBeLessThan(5_000);
+	});
+
+	it('refuses a port in use', async () => {
+		const port = Number(new URL(sandbox().url).port);
+		await expect(startSandbox({ port })).rejects.toThrow(/EADDRINUSE/);
+	});
+});
