@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { handleAccount } from './account';
+import { handleAccount, isAccountPath } from './account';
 import { SandboxControl } from './control';
 import { CONTROL_PREFIX, handleControl } from './control-routes';
 import { BodyTooLarge, queryObject, readRequest, sendJson, type JsonReply, type ParsedRequest } from './http';
@@ -179,7 +179,7 @@ async function serve(
 	const body = reply.body as { success?: boolean; code?: string; error?: string };
 	world.logRequest({
 		time: arrivedAt,
-		api: api === 'account' && !parsed.path.startsWith('/v1') ? 'unknown' : api,
+		api: api === 'account' && !isAccountPath(parsed.path) ? 'unknown' : api,
 		method: parsed.method,
 		path: parsed.path,
 		query: queryObject(parsed.query),
