@@ -27,49 +27,38 @@ export function segmentsOf(text: string): number {
 	return Math.max(1, Math.ceil(characterCount(text) / SEGMENT_CHARACTERS));
 }
 
+interface SmsBase {
+	seq: number;
+	account: Account;
+	number: PhoneNumber;
+	body: string;
+}
+
 function newSms(
-	fields: Pick<SmsRecord, 'seq' | 'direction' | 'fromNumber' | 'toNumber' | 'body' | 'source' | 'outcome'> & {
-		account: Account;
-		number: PhoneNumber;
-		sentAtMs: number;
-		createdAtMs: number;
-	},
+	{ seq, account, number, body }: SmsBase,
+	fields: Pick<SmsRecord, 'direction' | 'fromNumber' | 'toNumber' | 'source' | 'outcome' | 'sentAtMs' | 'createdAtMs'>,
 ): SmsRecord {
-	const { account, number, sentAtMs, createdAtMs, ...rest } = fields;
 	return {
-		...rest,
+		...fields,
 		kind: 'sms',
-		id: makeId('sms_sbx_', fields.seq),
-		messageId: makeId('SMsbx', fields.seq),
+		seq,
+		body,
+		id: makeId('sms_sbx_', seq),
+		messageId: makeId('SMsbx', seq),
 		accountId: account.accountId,
 		phoneDocId: number.phoneDocId,
 		businessName: number.label,
-		segments: segmentsOf(fields.body),
-		sentAtMs,
-		createdAtMs,
-		lifecycle: new Lifecycle(SMS_SCRIPTS[fields.outcome as SmsOutcome | 'received'], sentAtMs),
+		segments: segmentsOf(body),
+		lifecycle: new Lifecycle(SMS_SCRIPTS[fields.outcome as SmsOutcome | 'received'], fields.sentAtMs),
 		settled: fields.direction === 'received',
 	};
 }
 
-export function newOutboundSms(input: {
-	seq: number;
-	account: Account;
-	number: PhoneNumber;
-	to: string;
-	body: string;
-	outcome: SmsOutcome;
-	source: string;
-	nowMs: number;
-}): SmsRecord {
-	return newSms({
-		seq: input.seq,
-		account: input.account,
-		number: input.number,
+export function newOutboundSms(input: SmsBase & { to: string; outcome: SmsOutcome; source: string; nowMs: number }): SmsRecord {
+	return newSms(input, {
 		direction: 'sent',
 		fromNumber: input.number.smsNumber as string,
 		toNumber: input.to,
-		body: input.body,
 		source: input.source,
 		outcome: input.outcome,
 		sentAtMs: input.nowMs,
@@ -78,23 +67,11 @@ export function newOutboundSms(input: {
 }
 
 /** An inbound message; `sentAtMs` may lie before its arrival (`nowMs`), as late deliveries do. */
-export function newInboundSms(input: {
-	seq: number;
-	account: Account;
-	number: PhoneNumber;
-	from: string;
-	body: string;
-	sentAtMs: number;
-	nowMs: number;
-}): SmsRecord {
-	return newSms({
-		seq: input.seq,
-		account: input.account,
-		number: input.number,
+export function newInboundSms(input: SmsBase & { from: string; sentAtMs: number; nowMs: number }): SmsRecord {
+	return newSms(input, {
 		direction: 'received',
 		fromNumber: input.from,
 		toNumber: input.number.smsNumber as string,
-		body: input.body,
 		source: 'inbound',
 		outcome: 'received',
 		sentAtMs: input.sentAtMs,
