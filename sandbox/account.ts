@@ -65,8 +65,9 @@ export async function handleAccount(
 		const failure = world.takeFailure({ api: 'account', path: req.path, method: req.method, service: null });
 		if (failure) return failureReply(failure, world.settings.accountRequestsPerMinute);
 		const { key, account } = authenticate(world, req, onKey);
-		const limit = world.accountWindow.take(key.key, world.settings.accountRequestsPerMinute, world.clock.now());
-		if (!limit.allowed) return rateLimited(limit.retryAfterSeconds, world.settings.accountRequestsPerMinute);
+		const { accountRequestsPerMinute, rateWindowSeconds } = world.settings;
+		const limit = world.accountWindow.take(key.key, accountRequestsPerMinute, world.clock.now(), rateWindowSeconds * 1000);
+		if (!limit.allowed) return rateLimited(limit.retryAfterSeconds, accountRequestsPerMinute);
 		await world.holdForLatency();
 		world.settleSoon();
 		return handler({ world, req, key, account });

@@ -70,6 +70,7 @@ export interface SettingsPatch {
 	eventsWebhookUrl?: string | null;
 	latencyMs?: number;
 	accountRequestsPerMinute?: number;
+	rateWindowSeconds?: number;
 	unifiedLimits?: Partial<Record<UnifiedService, Partial<ServiceLimit>>>;
 	services?: Partial<Record<UnifiedService, boolean>>;
 }
@@ -194,6 +195,7 @@ const SETTING_NAMES: readonly (keyof Settings)[] = [
 	'eventsWebhookUrl',
 	'latencyMs',
 	'accountRequestsPerMinute',
+	'rateWindowSeconds',
 	'unifiedLimits',
 	'services',
 ];
@@ -424,6 +426,9 @@ export class SandboxControl {
 		}
 		if (patch.accountRequestsPerMinute !== undefined) {
 			next.accountRequestsPerMinute = positiveInteger(patch.accountRequestsPerMinute, 'accountRequestsPerMinute');
+		}
+		if (patch.rateWindowSeconds !== undefined) {
+			next.rateWindowSeconds = positiveInteger(patch.rateWindowSeconds, 'rateWindowSeconds');
 		}
 		if (patch.unifiedLimits !== undefined) knownFields(patch.unifiedLimits, UNIFIED_SERVICES, 'unifiedLimits');
 		for (const [service, limit] of Object.entries(patch.unifiedLimits ?? {})) {

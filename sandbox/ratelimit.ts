@@ -7,15 +7,16 @@ export type LimitVerdict = { allowed: true } | { allowed: false; retryAfterSecon
 const WINDOW_MS = 60_000;
 
 /**
- * Counts requests per key over the last 60 seconds. A rejected request is not counted, so
- * a client that backs off for `Retry-After` seconds is let through again.
+ * Counts requests per key over the last window (60 seconds unless the `rateWindowSeconds`
+ * setting shortens it). A rejected request is not counted, so a client that backs off for
+ * `Retry-After` seconds is let through again.
  */
 export class SlidingWindow {
 	private readonly hits = new Map<string, number[]>();
 
 	/** Records a request for `key` at `nowMs` if fewer than `limit` are in the window. */
-	take(key: string, limit: number, nowMs: number): LimitVerdict {
-		const recent = (this.hits.get(key) ?? []).filter((t) => t > nowMs - WINDOW_MS);
+	take(key: string, limit: number, nowMs: number, windowMs = WINDOW_MS): LimitVerdict {
+		const recent = (this.hits.get(key) ?? []).filter((t) => t > nowMs - windowMs);
 		this.hits.set(key, recent);
 		if (recent.length < limit) {
 			recent.push(nowMs);
@@ -23,13 +24,13 @@ export class SlidingWindow {
 		}
 		// The request is allowed once enough of the oldest hits have left the window.
 		const freeingHit = recent[recent.length - Math.max(limit, 1)] ?? nowMs;
-		const waitMs = freeingHit + WINDOW_MS - nowMs;
+		const waitMs = freeingHit + windowMs - nowMs;
 		return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
 	}
 
 	/** Requests counted in the window that ends at `nowMs`. */
-	count(key: string, nowMs: number): number {
-		return (this.hits.get(key) ?? []).filter((t) => t > nowMs - WINDOW_MS).length;
+	count(key: string, nowMs: number, windowMs = WINDOW_MS): number {
+		return (this.hits.get(key) ?? []).filter((t) => t > nowMs - windowMs).length;
 	}
 
 	clear(): void {

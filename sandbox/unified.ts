@@ -333,7 +333,7 @@ function failureError(failure: InjectedFailure): UnifiedError {
 function limitFor(world: World, key: UnifiedKey, service: UnifiedService): () => void {
 	const limits = world.settings.unifiedLimits[service];
 	const bucket = `${key.key}:${service}`;
-	const verdict = world.unifiedWindow.take(bucket, limits.perMinute, world.clock.now());
+	const verdict = world.unifiedWindow.take(bucket, limits.perMinute, world.clock.now(), world.settings.rateWindowSeconds * 1000);
 	if (!verdict.allowed) {
 		throw new UnifiedError(
 			'RATE_LIMITED',

@@ -33,6 +33,11 @@ export interface Settings {
 	latencyMs: number;
 	/** Account API requests per key per sliding minute. */
 	accountRequestsPerMinute: number;
+	/**
+	 * Length in seconds of every rate window, Account and Unified (default 60, as documented).
+	 * Tests and benchmarks shorten it to run the documented rates in seconds, not minutes.
+	 */
+	rateWindowSeconds: number;
 	unifiedLimits: Record<UnifiedService, ServiceLimit>;
 	/** false: SERVICE_UNAVAILABLE. */
 	services: Record<UnifiedService, boolean>;
@@ -45,6 +50,7 @@ export function defaultSettings(smsOrder: SmsOrder): Settings {
 		eventsWebhookUrl: null,
 		latencyMs: 0,
 		accountRequestsPerMinute: 600,
+		rateWindowSeconds: 60,
 		unifiedLimits: {
 			voice: { perMinute: 10, concurrent: 5 },
 			sms: { perMinute: 100, concurrent: 50 },

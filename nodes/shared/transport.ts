@@ -51,16 +51,22 @@ function fingerprint(...parts: string[]): string {
 	return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16);
 }
 
+/** The pacing scope of a key at an address: the API's limits are per key. */
+export function limiterScope(api: 'account' | 'unified', key: string, url: string, service?: UnifiedService): string {
+	const base = `${api}:${fingerprint(key, url.replace(/\/+$/, ''))}`;
+	return service ? `${base}:${service}` : base;
+}
+
 function parseConnection(credentialType: string, credentials: ICredentialDataDecryptedObject): Connection {
 	if (credentialType === ACCOUNT_CREDENTIAL) {
 		const key = assertAccountKey(credentials.apiKey);
 		const url = assertSafeUrl(credentials.baseUrl, 'Base URL');
-		return { credentialType, url, secrets: [key], scope: `account:${fingerprint(key, url)}` };
+		return { credentialType, url, secrets: [key], scope: limiterScope('account', key, url) };
 	}
 	const { key, mode } = assertUnifiedKey(credentials.apiKey);
 	const url = assertSafeUrl(credentials.endpointUrl, 'Endpoint URL');
 	const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
-	return { credentialType, url, secrets: [key, secret].filter(Boolean), scope: `unified:${fingerprint(key, url)}`, mode };
+	return { credentialType, url, secrets: [key, secret].filter(Boolean), scope: limiterScope('unified', key, url), mode };
 }
 
 async function readConnection(ctx: CommsContext, credentialType: string): Promise<Connection> {

@@ -45,6 +45,17 @@ describe('Account API rate limit', () => {
 		expect((await api().get('/v1/numbers')).status).toBe(200);
 	});
 
+	it('runs the limit on a shorter window when rateWindowSeconds is set', async () => {
+		sandbox().control.updateSettings({ accountRequestsPerMinute: 2, rateWindowSeconds: 10 });
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		const limited = await api().get('/v1/numbers');
+		expect(limited.status).toBe(429);
+		expect(limited.headers['retry-after']).toBe('10');
+		await sandbox().control.advanceClock(10);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+	});
+
 	it('changes the limit over HTTP control', async () => {
 		const res = await controlApi(sandbox()).post('/settings', { accountRequestsPerMinute: 1 });
 		expect(res.body.settings.accountRequestsPerMinute).toBe(1);

@@ -238,6 +238,16 @@ describe('Unified API: rate limits and concurrency', () => {
 		expect((await test()('voice', 'make_call', voiceData)).status).toBe(200);
 	});
 
+	it('runs the per-service limits on a shorter window when rateWindowSeconds is set', async () => {
+		sandbox().control.updateSettings({ rateWindowSeconds: 6, unifiedLimits: { voice: { perMinute: 1 } } });
+		expect((await test()('voice', 'make_call', voiceData)).status).toBe(200);
+		const limited = await test()('voice', 'make_call', voiceData);
+		expectError(limited, 429, 'RATE_LIMITED', 'voice', 'make_call');
+		expect(limited.headers['retry-after']).toBe('6');
+		await sandbox().control.advanceClock(6);
+		expect((await test()('voice', 'make_call', voiceData)).status).toBe(200);
+	});
+
 	it.each([
 		['sms', 100, 'send', smsData],
 		['email', 200, 'send', emailData],
