@@ -140,7 +140,7 @@ export function setSharedLimit(scope: string, limit: RateLimit): RateLimiter {
 }
 
 /** The limits the API documents. */
-export const ACCOUNT_LIMIT: RateLimit = { perWindow: 600, windowMs: 60_000, concurrency: 10 };
+export const ACCOUNT_LIMIT: RateLimit = { perWindow: 600, windowMs: 60_000, concurrency: 25 };
 
 export type UnifiedService = 'voice' | 'sms' | 'email' | 'ai';
 
