@@ -3,6 +3,10 @@
  * n8n's engine: each becomes a clear NodeApiError with the status and the API's code, and
  * no key or webhook secret survives anywhere in the run, even when the server echoes them.
  */
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
+import { LoggerProxy } from 'n8n-workflow';
+
 import { runWorkflow } from '../../harness';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
 import { type Reply, startStubServer, type StubServer } from '../support/stubServer';
@@ -13,11 +17,32 @@ const UNIFIED_KEY = 'key_live_REDACTME_unified_0123456789';
 const WEBHOOK_SECRET = 'whsec_REDACTME_secret_0123456789';
 const SECRETS = [ACCOUNT_KEY, UNIFIED_KEY, WEBHOOK_SECRET, 'REDACTME'];
 
+/** Every line n8n's loggers receive during these runs (our transport's included), whatever the level. */
+const logLines: string[] = [];
+function capturingLogger(): Logger {
+	const record =
+		(level: string) =>
+		(message: string, meta?: unknown): void => {
+			logLines.push(`${level} ${message} ${meta === undefined ? '' : JSON.stringify(meta)}`);
+		};
+	const logger = { error: record('error'), warn: record('warn'), info: record('info'), debug: record('debug'), scoped: () => logger };
+	return logger as unknown as Logger;
+}
+
 let stub: StubServer;
 beforeAll(async () => {
 	stub = await startStubServer();
+	const logger = capturingLogger();
+	Container.set(Logger, logger);
+	LoggerProxy.init(logger);
 });
 afterAll(() => stub.close());
+
+afterAll(() => {
+	// The retries above log; none of those lines may carry a secret.
+	expect(logLines.some((line) => line.includes('retrying'))).toBe(true);
+	for (const line of logLines) for (const secret of SECRETS) expect(line).not.toContain(secret);
+});
 
 const nodeTypes = { [PROBE_TYPE]: new TransportProbe() };
 
