@@ -3,3 +3,4 @@ export type { WorkflowJson, RunOptions, WorkflowResult } from './runWorkflow';
 export { HarnessNodeTypes, PACKAGE_NAME, credentialTypes } from './nodeTypes';
 export { InMemoryCredentialsHelper } from './credentialsHelper';
 export { runListSearch } from './listSearch';
+export { runCredentialTest } from './credentialTest';
