@@ -7,6 +7,8 @@ import { callDescription, callOperations } from './resources/call';
 import { numberDescription, numberOperations } from './resources/number';
 import { smsDescription, smsOperations } from './resources/sms';
 
+// Each operation prepares and runs its own item type; the table only routes to them, so it
+// holds them under one erased type.
 const operations: Record<string, Record<string, Operation<never>>> = {
 	number: numberOperations,
 	call: callOperations,

@@ -6,8 +6,7 @@
  * `isValid`: the server decides which ranges exist, and `isValid` rejects real test ranges
  * (Ofcom's +44 7700 900xxx) and ranges newer than its metadata.
  */
-import { parsePhoneNumberWithError, ParseError, type CountryCode } from 'libphonenumber-js/min';
-import { getCountries } from 'libphonenumber-js/min';
+import { getCountries, parsePhoneNumberWithError, ParseError, type CountryCode } from 'libphonenumber-js/min';
 
 export class PhoneNumberError extends Error {
 	constructor(

@@ -26,6 +26,19 @@ export const phoneDocIdLocator: INodeProperties = {
 	],
 };
 
+/** A phone number to call or text. */
+export function toParameter(description: string): INodeProperties {
+	return {
+		displayName: 'To',
+		name: 'to',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. +44 7700 900123',
+		description: `${description} International form, or national form with the Default Country option`,
+	};
+}
+
 export const defaultCountryOption: INodeProperties = {
 	displayName: 'Default Country',
 	name: 'defaultCountry',

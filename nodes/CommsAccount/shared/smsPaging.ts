@@ -32,6 +32,7 @@ export interface CollectResult {
 	incomplete?: string;
 }
 
+/** The API's largest page for list endpoints (GET /v1/sms and GET /v1/calls). */
 export const MAX_PAGE_SIZE = 200;
 
 export function recordKey(record: SmsRecord): string {

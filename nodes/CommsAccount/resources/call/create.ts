@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { defaultCountryOption, forOperation, phoneDocIdLocator } from '../../shared/descriptions';
+import { defaultCountryOption, forOperation, phoneDocIdLocator, toParameter } from '../../shared/descriptions';
 import { phoneDocId, phoneNumber, requiredString, withoutSuccess } from '../../shared/params';
 
 const manual = { mode: ['manual'] };
@@ -11,15 +11,7 @@ const ai = { mode: ['ai'] };
 
 export const callCreateDescription: INodeProperties[] = forOperation('call', 'create', [
 	{ ...phoneDocIdLocator, description: 'The account number to call from; its voice number is the caller ID' },
-	{
-		displayName: 'To',
-		name: 'to',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. +44 7700 900123',
-		description: 'The customer\'s phone number. International form, or national form with the Default Country option.',
-	},
+	toParameter('The customer\'s phone number.'),
 	{
 		displayName: 'Mode',
 		name: 'mode',

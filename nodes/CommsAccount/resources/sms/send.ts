@@ -3,20 +3,12 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { defaultCountryOption, forOperation, phoneDocIdLocator } from '../../shared/descriptions';
+import { defaultCountryOption, forOperation, phoneDocIdLocator, toParameter } from '../../shared/descriptions';
 import { phoneDocId, phoneNumber, requiredString, SMS_MAX_LENGTH, smsSegments, withoutSuccess } from '../../shared/params';
 
 export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send', [
 	{ ...phoneDocIdLocator, description: 'The account number to send from; its paired SMS sender is used' },
-	{
-		displayName: 'To',
-		name: 'to',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. +44 7700 900123',
-		description: 'The recipient. International form, or national form with the Default Country option.',
-	},
+	toParameter('The recipient.'),
 	{
 		displayName: 'Message',
 		name: 'message',
