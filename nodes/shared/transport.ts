@@ -99,13 +99,24 @@ function cancelSignal(ctx: CommsContext): AbortSignal | undefined {
 	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
 }
 
-/** Error codes of a failed connection, read from n8n's wrapper and the underlying client error. */
+/** The error and the causes it wraps (n8n wraps client errors in NodeApiError). */
+function causes(error: unknown): unknown[] {
+	const chain: unknown[] = [];
+	for (let current = error; current && chain.length < 6; current = (current as { cause?: unknown }).cause) chain.push(current);
+	return chain;
+}
+
+/**
+ * Codes of a failed connection: the system's (ECONNRESET, EAI_AGAIN, ...), and the HTTP
+ * clients' own for a broken socket or timeout. Node's ERR_* codes of a bad argument are not.
+ */
+const CONNECTION_CODE = /^(E(?!RR_)[A-Z_]+|ERR_NETWORK|ERR_SOCKET_CONNECTION_TIMEOUT|UND_ERR_[A-Z_]+)$/;
+
+/** The code of a failed connection, read from n8n's wrapper and the client error beneath it. */
 function networkCode(error: unknown): string | undefined {
-	let current = error as { code?: unknown; cause?: unknown; name?: unknown } | undefined;
-	for (let depth = 0; current && depth < 5; depth++) {
+	for (const current of causes(error) as Array<{ code?: unknown; name?: unknown }>) {
 		if (current.name === 'CanceledError' || current.name === 'AbortError') return 'ERR_CANCELED';
-		if (typeof current.code === 'string' && /^E[A-Z_]+$/.test(current.code)) return current.code;
-		current = current.cause as typeof current;
+		if (typeof current.code === 'string' && CONNECTION_CODE.test(current.code)) return current.code;
 	}
 	return undefined;
 }
@@ -203,11 +214,15 @@ async function send(ctx: CommsContext, connection: Connection, attempt: Attempt)
 			continue;
 		}
 
-		if (failure instanceof CredentialRuleError) {
-			throw new NodeOperationError(ctx.getNode(), failure.message, { itemIndex: attempt.itemIndex });
-		}
-		const code = networkCode(failure) ?? 'UNKNOWN';
+		const code = networkCode(failure);
 		if (code === 'ERR_CANCELED') throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex: attempt.itemIndex });
+		if (!code) {
+			// Not a connection failure: the credential's own rules, or n8n refusing the request
+			// (its SSRF protection, for one). Nothing to retry; say what it was, without secrets.
+			const rule = causes(failure).find((cause) => cause instanceof CredentialRuleError) as Error | undefined;
+			const message = redactSecrets(String((rule ?? (failure as Error))?.message ?? failure), connection.secrets);
+			throw new NodeOperationError(ctx.getNode(), message, { itemIndex: attempt.itemIndex });
+		}
 		outcome = NOT_SENT.has(code) ? { kind: 'notSent' } : { kind: 'unknown' };
 		const decision = decideRetry(outcome, number, { idempotent: attempt.method === 'GET', retryableStatuses: attempt.retryableStatuses });
 		if (!decision.retry) throw connectionError(ctx, connection, attempt, code, outcome);

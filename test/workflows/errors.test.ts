@@ -3,11 +3,8 @@
  * n8n's engine: each becomes a clear NodeApiError with the status and the API's code, and
  * no key or webhook secret survives anywhere in the run, even when the server echoes them.
  */
-import { Logger } from '@n8n/backend-common';
-import { Container } from '@n8n/di';
-import { LoggerProxy } from 'n8n-workflow';
-
 import { runWorkflow } from '../../harness';
+import { captureLogs } from '../support/logs';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
 import { type Reply, startStubServer, type StubServer } from '../support/stubServer';
 import { singleNodeWorkflow } from '../support/workflows';
@@ -18,23 +15,12 @@ const WEBHOOK_SECRET = 'whsec_REDACTME_secret_0123456789';
 const SECRETS = [ACCOUNT_KEY, UNIFIED_KEY, WEBHOOK_SECRET, 'REDACTME'];
 
 /** Every line n8n's loggers receive during these runs (our transport's included), whatever the level. */
-const logLines: string[] = [];
-function capturingLogger(): Logger {
-	const record =
-		(level: string) =>
-		(message: string, meta?: unknown): void => {
-			logLines.push(`${level} ${message} ${meta === undefined ? '' : JSON.stringify(meta)}`);
-		};
-	const logger = { error: record('error'), warn: record('warn'), info: record('info'), debug: record('debug'), scoped: () => logger };
-	return logger as unknown as Logger;
-}
+let logLines: string[] = [];
 
 let stub: StubServer;
 beforeAll(async () => {
 	stub = await startStubServer();
-	const logger = capturingLogger();
-	Container.set(Logger, logger);
-	LoggerProxy.init(logger);
+	logLines = captureLogs();
 });
 afterAll(() => stub.close());
 
