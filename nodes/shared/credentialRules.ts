@@ -6,7 +6,6 @@
  */
 
 export const ACCOUNT_KEY_PREFIX = 'acc_';
-export const UNIFIED_KEY_PREFIXES = ['key_live_', 'key_test_'] as const;
 
 export class CredentialRuleError extends Error {
 	constructor(message: string) {

@@ -12,12 +12,6 @@ const KEY_PATTERN = /\b(acc_|key_live_|key_test_)[A-Za-z0-9_-]{4,}/g;
 
 const MASK = '****';
 
-/** The dashboard's masked form: first 8 and last 4 characters. */
-export function maskKey(key: string): string {
-	if (key.length <= 12) return `${key.slice(0, 4)}${MASK}`;
-	return `${key.slice(0, 8)}${MASK}${key.slice(-4)}`;
-}
-
 function redactString(text: string, secrets: readonly string[]): string {
 	let out = text;
 	for (const secret of secrets) {
@@ -45,10 +39,4 @@ export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
 		return copy;
 	};
 	return walk(value) as T;
-}
-
-/** Whether any secret (or a key-shaped string) occurs anywhere in `value`'s JSON form. */
-export function containsSecret(value: unknown, secrets: readonly string[]): boolean {
-	const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
-	return text !== redactString(text, secrets);
 }

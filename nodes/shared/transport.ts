@@ -23,7 +23,7 @@ import type {
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { sleep, systemClock } from './clock';
-import { assertAccountKey, assertSafeUrl, assertUnifiedKey, CredentialRuleError, type UnifiedKeyMode } from './credentialRules';
+import { assertAccountKey, assertSafeUrl, assertUnifiedKey, CredentialRuleError } from './credentialRules';
 import { describeAccountError, describeUnifiedError, type ErrorDescription } from './errors';
 import { ACCOUNT_LIMIT, type RateLimiter, sharedLimiter, UNIFIED_LIMITS, type UnifiedService } from './pacing';
 import { decideRetry, type Outcome, parseRetryAfter } from './retry';
@@ -41,7 +41,6 @@ interface Connection {
 	url: string;
 	secrets: string[];
 	scope: string;
-	mode?: UnifiedKeyMode;
 }
 
 /** Credentials are read and checked once per node run, not once per item. */
@@ -63,10 +62,10 @@ function parseConnection(credentialType: string, credentials: ICredentialDataDec
 		const url = assertSafeUrl(credentials.baseUrl, 'Base URL');
 		return { credentialType, url, secrets: [key], scope: limiterScope('account', key, url) };
 	}
-	const { key, mode } = assertUnifiedKey(credentials.apiKey);
+	const { key } = assertUnifiedKey(credentials.apiKey);
 	const url = assertSafeUrl(credentials.endpointUrl, 'Endpoint URL');
 	const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
-	return { credentialType, url, secrets: [key, secret].filter(Boolean), scope: limiterScope('unified', key, url), mode };
+	return { credentialType, url, secrets: [key, secret].filter(Boolean), scope: limiterScope('unified', key, url) };
 }
 
 async function readConnection(ctx: CommsContext, credentialType: string): Promise<Connection> {
@@ -286,9 +285,4 @@ export async function unifiedApiRequest(
 		apiName: 'Comms Unified API',
 		action: `the ${service} request was carried out`,
 	})) as UnifiedSuccess;
-}
-
-/** The mode of the Unified key in use ("live" charges credits, "test" does not). */
-export async function unifiedKeyMode(ctx: CommsContext): Promise<UnifiedKeyMode> {
-	return (await getConnection(ctx, UNIFIED_CREDENTIAL)).mode ?? 'test';
 }
