@@ -6,7 +6,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+import type { Sandbox, SandboxOptions } from '../../sandbox';
+import { useSandbox as useSharedSandbox } from '../support/sandbox';
 
 export interface HttpResult {
 	status: number;
@@ -31,18 +32,7 @@ export async function http(
 
 /** Starts a sandbox for the test file (frozen clock unless told otherwise) and resets it before each test. */
 export function useSandbox(options: SandboxOptions = {}): () => Sandbox {
-	let sandbox: Sandbox | undefined;
-	beforeAll(async () => {
-		sandbox = await startSandbox({ port: 0, frozenClock: true, ...options });
-	});
-	beforeEach(() => sandbox?.reset());
-	afterAll(async () => {
-		await sandbox?.stop();
-	});
-	return () => {
-		if (!sandbox) throw new Error('sandbox not started');
-		return sandbox;
-	};
+	return useSharedSandbox({ frozenClock: true, ...options });
 }
 
 /** Account API client using one key, in the Bearer header by default. */
