@@ -13,14 +13,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-for (const [name, value] of Object.entries({ N8N_ENCRYPTION_KEY: 'comms-api-bench', N8N_DIAGNOSTICS_ENABLED: 'false', N8N_LOG_LEVEL: 'silent' })) {
-	process.env[name] = process.env[name] || value;
-}
-process.env.N8N_USER_FOLDER = process.env.N8N_USER_FOLDER || fs.mkdtempSync(path.join(os.tmpdir(), 'comms-bench-'));
-
 const dist = path.join(__dirname, '..', 'dist');
+require(path.join(dist, 'harness', 'environment')).prepareN8nEnvironment('bench');
 const { startSandbox, TEST_NUMBERS } = require(path.join(dist, 'sandbox'));
-const { runWorkflow } = require(path.join(dist, 'harness'));
+const { runWorkflow, singleNodeWorkflow } = require(path.join(dist, 'harness'));
 const { setSharedLimit } = require(path.join(dist, 'nodes', 'shared', 'pacing'));
 const { limiterScope } = require(path.join(dist, 'nodes', 'shared', 'transport'));
 
@@ -30,23 +26,7 @@ const LATENCY_MS = 20;
 const DOCUMENTED_PER_WINDOW = 600;
 const ACCOUNT_CONCURRENCY = 25;
 
-function accountNode(parameters) {
-	return {
-		nodes: [
-			{ id: 's', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{
-				id: 'n',
-				name: 'Node',
-				type: 'n8n-nodes-comms-api.commsAccount',
-				typeVersion: 1,
-				position: [200, 0],
-				parameters,
-				credentials: { commsAccountApi: { id: 'c', name: 'c' } },
-			},
-		],
-		connections: { Start: { main: [[{ node: 'Node', type: 'main', index: 0 }]] } },
-	};
-}
+const accountNode = (parameters) => singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', parameters);
 
 /** The least time N requests need under a sliding window of `perWindow`. */
 function allowedMs(count, perWindow, windowMs) {

@@ -6,12 +6,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-for (const [name, value] of Object.entries({ N8N_ENCRYPTION_KEY: 'comms-api-demo', N8N_DIAGNOSTICS_ENABLED: 'false', N8N_LOG_LEVEL: 'silent' })) {
-	process.env[name] = process.env[name] || value;
-}
-process.env.N8N_USER_FOLDER = process.env.N8N_USER_FOLDER || fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'comms-demo-'));
-
 const dist = path.join(__dirname, '..', 'dist');
+require(path.join(dist, 'harness', 'environment')).prepareN8nEnvironment('demo');
 const { startSandbox } = require(path.join(dist, 'sandbox'));
 const { runWorkflow } = require(path.join(dist, 'harness'));
 

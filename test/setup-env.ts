@@ -1,0 +1,3 @@
+import { prepareN8nEnvironment } from '../harness/environment';
+
+prepareN8nEnvironment('test');
