@@ -57,22 +57,27 @@ export const simplifyParameter: INodeProperties = {
 	description: 'Whether to return a simplified version of the response instead of the raw data',
 };
 
-export const returnAllParameter: INodeProperties = {
-	displayName: 'Return All',
-	name: 'returnAll',
-	type: 'boolean',
-	default: false,
-	description: 'Whether to return all results or only up to a given limit',
-};
-
-export const limitParameter: INodeProperties = {
-	displayName: 'Limit',
-	name: 'limit',
-	type: 'number',
-	typeOptions: { minValue: 1 },
-	default: 50,
-	description: 'Max number of results to return',
-};
+/** Return All, and Limit (shown when Return All is off), optionally capped at `maxLimit`. */
+export function returnAllAndLimit(maxLimit?: number): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1, ...(maxLimit ? { maxValue: maxLimit } : {}) },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}
 
 /** Gives a property set to one operation of one resource. */
 export function forOperation(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {

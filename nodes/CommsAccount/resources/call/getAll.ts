@@ -3,15 +3,14 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { defaultCountryOption, forOperation, limitParameter, phoneDocIdLocator, returnAllParameter, simplifyParameter } from '../../shared/descriptions';
+import { defaultCountryOption, forOperation, phoneDocIdLocator, returnAllAndLimit, simplifyParameter } from '../../shared/descriptions';
 import { isoTimestamp, limitOf, locatorValue, phoneNumber } from '../../shared/params';
 import { MAX_PAGE_SIZE } from '../../shared/smsPaging';
 import { callModeParameter, simplifyCall } from './shared';
 
 export const callGetAllDescription: INodeProperties[] = forOperation('call', 'getAll', [
 	callModeParameter,
-	returnAllParameter,
-	{ ...limitParameter, typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE }, displayOptions: { show: { returnAll: [false] } } },
+	...returnAllAndLimit(MAX_PAGE_SIZE),
 	{
 		displayName: 'Filters',
 		name: 'filters',

@@ -2,12 +2,11 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { forOperation, limitParameter, returnAllParameter } from '../../shared/descriptions';
+import { forOperation, returnAllAndLimit } from '../../shared/descriptions';
 import { limitOf } from '../../shared/params';
 
 export const numberGetAllDescription: INodeProperties[] = forOperation('number', 'getAll', [
-	returnAllParameter,
-	{ ...limitParameter, displayOptions: { show: { returnAll: [false] } } },
+	...returnAllAndLimit(),
 ]);
 
 export const numberGetAll: Operation<{ limit: number }> = {
