@@ -13,12 +13,12 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const dist = path.join(__dirname, '..', 'dist');
-require(path.join(dist, 'harness', 'environment')).prepareN8nEnvironment('bench');
-const { startSandbox, TEST_NUMBERS } = require(path.join(dist, 'sandbox'));
-const { runWorkflow, singleNodeWorkflow } = require(path.join(dist, 'harness'));
-const { setSharedLimit } = require(path.join(dist, 'nodes', 'shared', 'pacing'));
-const { limiterScope } = require(path.join(dist, 'nodes', 'shared', 'transport'));
+// The two typed entry points of tsc's development tree (build/): the sandbox and the harness,
+// which loads the nodes and exposes the limiter registry they use.
+const build = path.join(__dirname, '..', 'build');
+require(path.join(build, 'harness', 'environment')).prepareN8nEnvironment('bench');
+const { startSandbox, TEST_NUMBERS } = require(path.join(build, 'sandbox'));
+const { runWorkflow, singleNodeWorkflow, setSharedLimit, limiterScope } = require(path.join(build, 'harness'));
 
 const REAL_WINDOW_MS = 60_000;
 const SCALED_WINDOW_MS = 6000;

@@ -6,3 +6,8 @@ export { runListSearch } from './listSearch';
 export { runCredentialTest } from './credentialTest';
 export { CREDENTIAL_REFS, START, singleNodeWorkflow } from './workflows';
 export { prepareN8nEnvironment } from './environment';
+export { usePublishedPackage } from './package';
+// For benchmarks, which run the API's limits on a shorter window: the limiter registry of the
+// very node code this harness loads.
+export { setSharedLimit } from '../nodes/shared/pacing';
+export { limiterScope } from '../nodes/shared/transport';

@@ -1,7 +1,9 @@
 /**
  * Our nodes and credentials, found the way n8n finds them: from the `n8n` field of
- * package.json. Each `dist/...js` entry is loaded from beside this file, so the same code
- * runs from TypeScript sources (tests) and from the build (demo).
+ * package.json. By default each `dist/...js` entry is loaded from beside this file, so the
+ * same code runs from TypeScript sources (tests) and from tsc's build/ tree (benchmarks).
+ * `usePublishedPackage()` loads the bundled files under dist/ instead, exactly what the
+ * package ships (the demo).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -22,10 +24,18 @@ function readManifest(): Manifest {
 
 const manifest = readManifest();
 
+let packageRoot: string | undefined;
+
+/** From now on, load the entries as package.json names them, from the package at `root`. */
+export function usePublishedPackage(root: string): void {
+	packageRoot = root;
+}
+
 function load<T>(entry: string): T {
 	const relative = entry.replace(/^dist\//, '').replace(/\.js$/, '');
+	const file = packageRoot ? path.join(packageRoot, entry) : path.join(__dirname, '..', relative);
 	// Loaded by path at run time, like n8n's own loader does.
-	const exported = require(path.join(__dirname, '..', relative)) as Record<string, new () => T>;
+	const exported = require(file) as Record<string, new () => T>;
 	const className = path.basename(relative).split('.')[0];
 	const Class = exported[className];
 	if (typeof Class !== 'function') throw new Error(`${entry} does not export a class named ${className}`);

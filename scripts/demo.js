@@ -6,10 +6,14 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const dist = path.join(__dirname, '..', 'dist');
-require(path.join(dist, 'harness', 'environment')).prepareN8nEnvironment('demo');
-const { startSandbox } = require(path.join(dist, 'sandbox'));
-const { runWorkflow } = require(path.join(dist, 'harness'));
+// build/ is tsc's development tree (sandbox, harness); the nodes themselves are loaded from
+// dist/, the bundled files the package ships.
+const root = path.join(__dirname, '..');
+const build = path.join(root, 'build');
+require(path.join(build, 'harness', 'environment')).prepareN8nEnvironment('demo');
+const { startSandbox } = require(path.join(build, 'sandbox'));
+const { runWorkflow, usePublishedPackage } = require(path.join(build, 'harness'));
+usePublishedPackage(root);
 
 function short(value, width = 110) {
 	const text = JSON.stringify(value);

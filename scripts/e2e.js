@@ -7,7 +7,7 @@
 //    about 3 GB and several minutes the first time, reused afterwards).
 // 2. `npm pack`s this package (built already: `npm run build`) and installs the
 //    tarball into a fresh n8n user folder the way n8n installs community packages.
-// 3. Starts the project's sandbox (dist/sandbox/index.js) in this process.
+// 3. Starts the project's sandbox (build/sandbox/index.js) in this process.
 // 4. Imports a Comms Account credential pointing at the sandbox and the example
 //    workflow examples/account-send-sms.json, runs `n8n execute --rawOutput`, and
 //    checks the output and the sandbox's request log.
@@ -177,13 +177,13 @@ async function checkAccountSendSms(view) {
  */
 function commsSuite({ repo = REPO } = {}) {
 	const EXAMPLE_WORKFLOW = path.join(repo, 'examples', 'account-send-sms.json');
-	const SANDBOX_MODULE = path.join(repo, 'dist', 'sandbox', 'index.js');
+	const SANDBOX_MODULE = path.join(repo, 'build', 'sandbox', 'index.js');
 	return {
 		packageDir: repo,
 		preflight() {
 			const missing = [];
 			if (!fs.existsSync(path.join(repo, 'dist'))) missing.push('dist/ (run `npm run build`)');
-			if (!fs.existsSync(SANDBOX_MODULE)) missing.push('dist/sandbox/index.js (the compiled sandbox; run `npm run build`)');
+			if (!fs.existsSync(SANDBOX_MODULE)) missing.push('build/sandbox/index.js (the compiled sandbox; run `npm run build`)');
 			if (!fs.existsSync(EXAMPLE_WORKFLOW)) missing.push('examples/account-send-sms.json (the example workflow)');
 			if (missing.length > 0) {
 				throw new E2eError(`cannot run the real-n8n test, missing:\n  - ${missing.join('\n  - ')}`);

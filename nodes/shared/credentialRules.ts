@@ -53,12 +53,10 @@ export function isLoopbackHost(hostname: string): boolean {
  */
 export function assertSafeUrl(value: unknown, field: string): string {
 	const text = typeof value === 'string' ? value.trim() : '';
-	let url: URL;
-	try {
-		url = new URL(text);
-	} catch {
+	if (!URL.canParse(text)) {
 		throw new CredentialRuleError(`${field} "${text}" is not a valid address. Use a full URL such as https://api.example.com.`);
 	}
+	const url = new URL(text);
 	if (url.username || url.password) {
 		throw new CredentialRuleError(`${field} must not contain a user name or password.`);
 	}
@@ -72,8 +70,16 @@ export function assertSafeUrl(value: unknown, field: string): string {
 	throw new CredentialRuleError(`${field} "${text}" must start with https://.`);
 }
 
-/** The URL a request will go to, checked the same way (used where the credential applies). */
+/**
+ * The URL a request will go to, checked the same way (used where the credential applies).
+ * With a base URL (the credential test), the address the user typed is checked and quoted,
+ * then the full target too, in case the path took the request elsewhere.
+ */
 export function assertRequestTarget(url: string | undefined, baseURL: string | undefined, field: string): void {
-	const target = baseURL ? new URL(url ?? '', `${baseURL.replace(/\/+$/, '')}/`).toString() : url;
-	assertSafeUrl(target, field);
+	if (!baseURL) {
+		assertSafeUrl(url, field);
+		return;
+	}
+	const base = assertSafeUrl(baseURL, field);
+	assertSafeUrl(new URL(url ?? '', `${base}/`).toString(), field);
 }

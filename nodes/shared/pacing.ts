@@ -7,7 +7,7 @@
  * request sent once that place frees can never land in the same server window, whatever
  * the network latency. Requests still in flight always count.
  */
-import { type Clock, systemClock } from './clock';
+import { CancelledError, type Clock, systemClock } from './clock';
 
 export interface RateLimit {
 	/** Requests allowed in any window. */
@@ -36,7 +36,7 @@ export class RateLimiter {
 	/** Waits for a free place; resolves with the function that gives it back. */
 	async acquire(signal?: AbortSignal): Promise<Release> {
 		await new Promise<void>((resolve, reject) => {
-			if (signal?.aborted) return reject(new Error('The execution was cancelled'));
+			if (signal?.aborted) return reject(new CancelledError());
 			const grant = () => {
 				signal?.removeEventListener('abort', onAbort);
 				resolve();
@@ -44,7 +44,7 @@ export class RateLimiter {
 			const onAbort = () => {
 				const at = this.waiters.indexOf(grant);
 				if (at >= 0) this.waiters.splice(at, 1);
-				reject(new Error('The execution was cancelled'));
+				reject(new CancelledError());
 			};
 			signal?.addEventListener('abort', onAbort, { once: true });
 			this.waiters.push(grant);

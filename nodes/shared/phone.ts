@@ -6,7 +6,7 @@
  * `isValid`: the server decides which ranges exist, and `isValid` rejects real test ranges
  * (Ofcom's +44 7700 900xxx) and ranges newer than its metadata.
  */
-import { getCountries, parsePhoneNumberWithError, ParseError, type CountryCode } from 'libphonenumber-js/min';
+import { getCountries, parsePhoneNumberWithError, ParseError, type CountryCode, type PhoneNumber } from 'libphonenumber-js/min';
 
 export class PhoneNumberError extends Error {
 	constructor(
@@ -57,20 +57,26 @@ export function normalisePhoneNumber(input: unknown, { parameter, defaultCountry
 	if (!text.startsWith('+') && !country) {
 		fail('it has no country code. Type it in international form (+44 7700 900123) or set the Default Country option');
 	}
+	const parsed = parse(text, country as CountryCode | undefined);
+	if ('failure' in parsed) return fail(parsed.failure);
+	if (!parsed.number.isPossible()) fail('it has the wrong number of digits for its country');
+	return parsed.number.number;
+}
+
+const PARSE_FAILURES: Record<string, string> = {
+	INVALID_COUNTRY: 'its country code is unknown',
+	NOT_A_NUMBER: 'it does not look like a phone number',
+	TOO_SHORT: 'it is too short',
+	TOO_LONG: 'it is too long',
+	INVALID_LENGTH: 'it has the wrong number of digits for its country',
+};
+
+/** libphonenumber's parse, with its ParseError turned into our reason. */
+function parse(text: string, country: CountryCode | undefined): { number: PhoneNumber } | { failure: string } {
 	try {
-		const parsed = parsePhoneNumberWithError(text, country as CountryCode | undefined);
-		if (!parsed.isPossible()) fail('it has the wrong number of digits for its country');
-		return parsed.number;
+		return { number: parsePhoneNumberWithError(text, country) };
 	} catch (error) {
-		if (error instanceof PhoneNumberError) throw error;
 		const reason = error instanceof ParseError ? error.message : 'it could not be read';
-		const why: Record<string, string> = {
-			INVALID_COUNTRY: 'its country code is unknown',
-			NOT_A_NUMBER: 'it does not look like a phone number',
-			TOO_SHORT: 'it is too short',
-			TOO_LONG: 'it is too long',
-			INVALID_LENGTH: 'it has the wrong number of digits for its country',
-		};
-		return fail(why[reason] ?? reason);
+		return { failure: PARSE_FAILURES[reason] ?? reason };
 	}
 }

@@ -1,4 +1,4 @@
-import { assertAccountKey, assertSafeUrl, assertUnifiedKey, isLoopbackHost } from '../../nodes/shared/credentialRules';
+import { assertAccountKey, assertRequestTarget, assertSafeUrl, assertUnifiedKey, isLoopbackHost } from '../../nodes/shared/credentialRules';
 
 describe('key prefixes', () => {
 	it('accepts acc_ keys and trims them', () => expect(assertAccountKey('  acc_abc123  ')).toBe('acc_abc123'));
@@ -28,5 +28,15 @@ describe('addresses', () => {
 	});
 	it.each(['ftp://x', 'not a url', '', 'https://user:pw@example.com'])('refuses %j', (url) => {
 		expect(() => assertSafeUrl(url, 'Base URL')).toThrow(/Base URL/);
+	});
+	it('quotes the address the user typed when the credential test adds a path', () => {
+		expect(() => assertRequestTarget('/v1/numbers', 'http://api.example.com/', 'Base URL')).toThrow(
+			'Base URL "http://api.example.com/" uses plain http://',
+		);
+		expect(() => assertRequestTarget('/v1/numbers', 'http://api.example.com', 'Base URL')).not.toThrow(/v1\/numbers/);
+	});
+	it('still checks where a path would take the request', () => {
+		expect(() => assertRequestTarget('http://evil.example.com/v1/numbers', 'https://api.example.com', 'Base URL')).toThrow(/plain http/);
+		expect(() => assertRequestTarget('/v1/numbers', 'https://api.example.com', 'Base URL')).not.toThrow();
 	});
 });
