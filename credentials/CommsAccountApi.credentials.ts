@@ -35,7 +35,7 @@ export class CommsAccountApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				'The API host, without /v1. HTTPS is required; plain http:// is accepted only for this machine (localhost, 127.0.0.0/8, ::1), where the local sandbox runs (npm run sandbox).',
+				'Where the Comms Account API is: the address in your provider\'s API documentation or on the dashboard\'s Account API page, without /v1 (for example https://api.example.com). It must start with https://. The default is the practice sandbox that comes with this package, running on the n8n machine itself; plain http:// is accepted only for such a local address.',
 		},
 	];
 

@@ -55,7 +55,7 @@ export class CommsUnifiedApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com/unified',
 			description:
-				'The single address every request is posted to. HTTPS is required; plain http:// is accepted only for this machine (localhost, 127.0.0.0/8, ::1), where the local sandbox runs (npm run sandbox).',
+				'The one address every Unified API request is posted to, as given in your provider\'s API documentation or dashboard (for example https://api.example.com/unified). It must start with https://. The default is the practice sandbox that comes with this package, running on the n8n machine itself; plain http:// is accepted only for such a local address.',
 		},
 		{
 			displayName: 'Webhook Secret',
