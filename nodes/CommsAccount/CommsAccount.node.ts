@@ -1,19 +1,24 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { type Operation, runItems } from '../shared/items';
-import { getNumbers } from './listSearch/getNumbers';
+import { findOperation, type OperationTable, runItems } from '../shared/items';
+import { getNumbers, getSmsNumbers } from '../shared/numbers';
 import { callDescription, callOperations } from './resources/call';
 import { numberDescription, numberOperations } from './resources/number';
 import { smsDescription, smsOperations } from './resources/sms';
 
-// Each operation prepares and runs its own item type; the table only routes to them, so it
-// holds them under one erased type.
-const operations: Record<string, Record<string, Operation<never>>> = {
+/** Every resource of the node and its operations, as the Resource and Operation options offer them. */
+export interface CommsAccountResources {
+	number: 'getAll';
+	call: 'create' | 'get' | 'getAll';
+	sms: 'send' | 'get' | 'getAll';
+}
+
+const operations: OperationTable<CommsAccountResources> = {
 	number: numberOperations,
 	call: callOperations,
 	sms: smsOperations,
-} as never;
+};
 
 export class CommsAccount implements INodeType {
 	description: INodeTypeDescription = {
@@ -48,13 +53,13 @@ export class CommsAccount implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { getNumbers } };
+	methods = { listSearch: { getNumbers, getSmsNumbers } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;
-		const run = operations[resource]?.[operation];
-		if (!run) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
-		return [await runItems(this, run)];
+		const handler = findOperation(operations, resource, operation);
+		if (!handler) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		return [await runItems(this, handler)];
 	}
 }

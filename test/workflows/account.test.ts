@@ -4,6 +4,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { runListSearch, runWorkflow } from '../../harness';
+import { CommsAccount } from '../../nodes/CommsAccount/CommsAccount.node';
 import { AGENT_PHONE, TEST_NUMBERS } from '../../sandbox';
 import { accountCredentials, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
@@ -44,6 +45,27 @@ describe('number', () => {
 		expect((await runListSearch(json, 'Node', 'getNumbers', { credentials, filter: '1632 960002' })).results.map((r) => r.value)).toEqual([sandbox().numbers.noSms]);
 		expect(apiRequests('/v1/numbers')).toHaveLength(1);
 	});
+
+	it('a number that cannot send SMS says so first, so a cut-off label still shows it', async () => {
+		const json = singleNodeWorkflow(ACCOUNT, { resource: 'call', operation: 'create' });
+		const { results } = await runListSearch(json, 'Node', 'getNumbers', { credentials: accountCredentials(sandbox()) });
+		const byValue = Object.fromEntries(results.map((r) => [r.value, r.name]));
+		expect(byValue[sandbox().numbers.noSms]).toMatch(/^No SMS · /);
+		expect(byValue[sandbox().numbers.smsDisabled]).toMatch(/^SMS disabled · /);
+	});
+
+	it('SMS Send offers only the numbers that can send SMS', async () => {
+		const json = singleNodeWorkflow(ACCOUNT, { resource: 'sms', operation: 'send' });
+		const { results } = await runListSearch(json, 'Node', 'getSmsNumbers', { credentials: accountCredentials(sandbox()) });
+		expect(results.map((r) => r.value)).toEqual([sandbox().numbers.main]);
+		// ... and that is the list SMS Send's Phone Number field opens, while calls list every number.
+		const listMethod = (operation: string) =>
+			new CommsAccount().description.properties
+				.find((p) => p.name === 'phoneDocId' && p.displayOptions?.show?.operation?.includes(operation) && p.displayOptions?.show?.resource?.includes(operation === 'send' ? 'sms' : 'call'))
+				?.modes?.find((mode) => mode.name === 'list')?.typeOptions?.searchListMethod;
+		expect(listMethod('send')).toBe('getSmsNumbers');
+		expect(listMethod('create')).toBe('getNumbers');
+	});
 });
 
 describe('sms.send', () => {
@@ -53,8 +75,10 @@ describe('sms.send', () => {
 		const result = await run(send({ message: 'x'.repeat(161) }));
 		expect(result.error).toBeUndefined();
 		const [item] = result.output('Node');
-		expect(item.json).toMatchObject({ status: 'sent', from: '+447700900001', to: TEST_NUMBERS.customer, phoneDocId: sandbox().numbers.main, segments: 2 });
+		expect(item.json).toMatchObject({ status: 'sent', from: '+447700900001', to: TEST_NUMBERS.customer, phoneDocId: sandbox().numbers.main, segmentsUsed: 2 });
 		expect(item.json.success).toBeUndefined();
+		// One segments field, the API's, not a second one of ours beside it.
+		expect(Object.keys(item.json).filter((key) => /segment/i.test(key))).toEqual(['segmentsUsed']);
 		const [request] = apiRequests('/v1/sms', 'POST');
 		expect(request.body).toEqual({ phoneDocId: sandbox().numbers.main, to: TEST_NUMBERS.customer, message: 'x'.repeat(161) });
 	});
@@ -158,6 +182,17 @@ describe('sms.get and sms.getAll', () => {
 		const ids = result.output('Node').map((m) => m.json.id);
 		expect(ids).toHaveLength(75);
 		expect(new Set(ids).size).toBe(75);
+	});
+
+	it.each([201, 250, 400])('a Limit above one page (%i) reads exactly that many with full pages, and no false hint', async (limit) => {
+		sandbox().control.setSmsOrder('oldestFirst');
+		sandbox().control.injectInboundSms({ count: 450, sentAt: '2026-01-01T00:00:00Z', intervalSeconds: 1 });
+		const result = await run({ resource: 'sms', operation: 'getAll', returnAll: false, limit, filters: { direction: 'received', since: '2025-12-31T00:00:00Z' } });
+		const ids = result.output('Node').map((m) => m.json.id);
+		expect(ids).toHaveLength(limit);
+		expect(new Set(ids).size).toBe(limit);
+		expect(result.task('Node')?.hints ?? []).toEqual([]);
+		expect(apiRequests('/v1/sms').map((r) => r.query.limit)).toEqual(['200', '200', ...(limit > 399 ? ['200'] : [])]);
 	});
 
 	it('Return All follows the cursor past one page when results come oldest first', async () => {

@@ -3,8 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { defaultCountryOption, forOperation, phoneDocIdLocator, toParameter } from '../../shared/descriptions';
-import { phoneDocId, phoneNumber, requiredString, withoutSuccess } from '../../shared/params';
+import { defaultCountryOption, forOperation, phoneDocIdLocator, toParameter } from '../../../shared/descriptions';
+import { optionalString, phoneDocId, phoneNumber, requiredString, withoutSuccess } from '../../../shared/params';
 
 const manual = { mode: ['manual'] };
 const ai = { mode: ['ai'] };
@@ -81,15 +81,15 @@ export const callCreate: Operation<IDataObject> = {
 			mode,
 		};
 		if (mode === 'manual') {
-			const agentPhone = (this.getNodeParameter('agentPhone', i, '') as string).trim();
+			const agentPhone = optionalString(this, i, 'agentPhone', 'Agent Phone');
 			if (agentPhone) body.agentPhone = phoneNumber(this, i, agentPhone, 'Agent Phone');
 			return body;
 		}
-		const customerName = (this.getNodeParameter('customerName', i, '') as string).trim();
+		const customerName = optionalString(this, i, 'customerName', 'Customer Name');
 		if (customerName) body.customerName = customerName;
 		body.callPurpose = this.getNodeParameter('callPurpose', i, 'general') as string;
 		if (body.callPurpose === 'custom') body.customCallReason = requiredString(this, i, 'customCallReason', 'Custom Call Reason');
-		const aiInstructions = (this.getNodeParameter('aiInstructions', i, '') as string).trim();
+		const aiInstructions = optionalString(this, i, 'aiInstructions', 'AI Instructions');
 		if (aiInstructions) body.aiInstructions = aiInstructions;
 		return body;
 	},

@@ -3,8 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { forOperation, phoneDocIdLocator, simplifyParameter } from '../../shared/descriptions';
-import { phoneDocId, requiredString } from '../../shared/params';
+import { forOperation, phoneDocIdLocator, simplifyParameter } from '../../../shared/descriptions';
+import { phoneDocId, requiredString } from '../../../shared/params';
 import { callModeParameter, simplifyCall } from './shared';
 
 export const callGetDescription: INodeProperties[] = forOperation('call', 'get', [

@@ -3,9 +3,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { defaultCountryOption, forOperation, phoneDocIdLocator, returnAllAndLimit, simplifyParameter } from '../../shared/descriptions';
-import { isoTimestamp, limitOf, locatorValue, phoneNumber } from '../../shared/params';
-import { MAX_PAGE_SIZE } from '../../shared/smsPaging';
+import { defaultCountryOption, forOperation, phoneDocIdLocator, returnAllAndLimit, simplifyParameter } from '../../../shared/descriptions';
+import { isoTimestamp, limitOf, locatorValue, phoneNumber } from '../../../shared/params';
+import { MAX_PAGE_SIZE } from '../../../shared/smsPaging';
 import { callModeParameter, simplifyCall } from './shared';
 
 export const callGetAllDescription: INodeProperties[] = forOperation('call', 'getAll', [

@@ -2,8 +2,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { forOperation, returnAllAndLimit } from '../../shared/descriptions';
-import { limitOf } from '../../shared/params';
+import { forOperation, returnAllAndLimit } from '../../../shared/descriptions';
+import { limitOf } from '../../../shared/params';
 
 export const numberGetAllDescription: INodeProperties[] = forOperation('number', 'getAll', [
 	...returnAllAndLimit(),

@@ -3,8 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { forOperation, simplifyParameter } from '../../shared/descriptions';
-import { requiredString } from '../../shared/params';
+import { forOperation, simplifyParameter } from '../../../shared/descriptions';
+import { requiredString } from '../../../shared/params';
 import { simplifySms } from './shared';
 
 export const smsGetDescription: INodeProperties[] = forOperation('sms', 'get', [

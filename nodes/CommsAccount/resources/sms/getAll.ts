@@ -2,9 +2,9 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { defaultCountryOption, forOperation, phoneDocIdLocator, returnAllAndLimit, simplifyParameter } from '../../shared/descriptions';
-import { isoTimestamp, limitOf, locatorValue, phoneNumber } from '../../shared/params';
-import { collectSms, type SmsPage } from '../../shared/smsPaging';
+import { defaultCountryOption, forOperation, phoneDocIdLocator, returnAllAndLimit, simplifyParameter } from '../../../shared/descriptions';
+import { isoTimestamp, limitOf, locatorValue, phoneNumber } from '../../../shared/params';
+import { collectSms, type SmsPage } from '../../../shared/smsPaging';
 import { simplifySms } from './shared';
 
 export const smsGetAllDescription: INodeProperties[] = forOperation('sms', 'getAll', [

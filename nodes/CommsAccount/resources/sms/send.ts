@@ -3,11 +3,16 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { defaultCountryOption, forOperation, phoneDocIdLocator, toParameter } from '../../shared/descriptions';
-import { phoneDocId, phoneNumber, requiredString, SMS_MAX_LENGTH, smsSegments, withoutSuccess } from '../../shared/params';
+import { defaultCountryOption, forOperation, phoneDocIdLocator, smsSenderModes, toParameter } from '../../../shared/descriptions';
+import { phoneDocId, phoneNumber, requiredMessage, requiredString, withoutSuccess } from '../../../shared/params';
+import { SMS_MAX_LENGTH, smsSegments } from './shared';
 
 export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send', [
-	{ ...phoneDocIdLocator, description: 'The account number to send from; its paired SMS sender is used' },
+	{
+		...phoneDocIdLocator,
+		description: 'The account number to send from; its paired SMS sender is used. The list shows only numbers that can send SMS.',
+		modes: smsSenderModes,
+	},
 	toParameter('The recipient.'),
 	{
 		displayName: 'Message',
@@ -23,8 +28,7 @@ export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send',
 
 export const smsSend: Operation<IDataObject> = {
 	prepare(i) {
-		const message = this.getNodeParameter('message', i, '') as string;
-		if (typeof message !== 'string' || !message.trim()) throw new NodeOperationError(this.getNode(), 'Message is required but was empty', { itemIndex: i });
+		const message = requiredMessage(this, i, 'message', 'Message');
 		const length = [...message].length;
 		if (length > SMS_MAX_LENGTH) {
 			throw new NodeOperationError(this.getNode(), `Message is ${length} characters long; the limit is ${SMS_MAX_LENGTH}`, {
@@ -34,8 +38,11 @@ export const smsSend: Operation<IDataObject> = {
 		}
 		return { phoneDocId: phoneDocId(this, i), to: phoneNumber(this, i, requiredString(this, i, 'to', 'To'), 'To'), message };
 	},
+	// Several SMS to one person leave in item order (and so arrive in it, as far as the network keeps it).
+	sequenceKey: (body) => String(body.to),
 	async run(body, i) {
 		const result = withoutSuccess(await accountApiRequest(this, { method: 'POST', path: '/v1/sms', body, itemIndex: i, action: 'the SMS was sent' }));
-		return { ...result, segments: typeof result.segmentsUsed === 'number' ? result.segmentsUsed : smsSegments(body.message as string) };
+		// One segments field: the API's segmentsUsed, or the API's own rule where it sent none.
+		return { ...result, segmentsUsed: typeof result.segmentsUsed === 'number' ? result.segmentsUsed : smsSegments(body.message as string) };
 	},
 };

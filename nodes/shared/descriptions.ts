@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** The number to act from: picked from the account's numbers, or typed as an ID. */
+/** The number to act from: picked from the account's numbers ("From list", searchable), or typed as an ID. */
 export const phoneDocIdLocator: INodeProperties = {
 	displayName: 'Phone Number',
 	name: 'phoneDocId',
@@ -20,11 +20,16 @@ export const phoneDocIdLocator: INodeProperties = {
 			displayName: 'By ID',
 			name: 'id',
 			type: 'string',
-			placeholder: 'e.g. pn_main',
+			placeholder: 'e.g. 7Jk2mQ9xTzR4pLw8vN3a',
 			validation: [{ type: 'regex', properties: { regex: '\\S+', errorMessage: 'Enter a phoneDocId' } }],
 		},
 	],
 };
+
+/** The same modes for sending SMS: the list offers only numbers that can send SMS. */
+export const smsSenderModes = (phoneDocIdLocator.modes ?? []).map((mode) =>
+	mode.name === 'list' ? { ...mode, typeOptions: { ...mode.typeOptions, searchListMethod: 'getSmsNumbers' } } : mode,
+);
 
 /** A phone number to call or text. */
 export function toParameter(description: string): INodeProperties {

@@ -66,7 +66,9 @@ export async function collectSms(fetchPage: FetchSmsPage, { limit, since, maxPag
 	const messages: SmsRecord[] = [];
 	let cursor = since;
 	for (let pageNumber = 1; ; pageNumber++) {
-		const pageSize = Math.min(MAX_PAGE_SIZE, limit - messages.length);
+		// Always a full page (trimmed below): a short last page would bring back the record at an
+		// inclusive cursor and little else, and look like the end of the data.
+		const pageSize = Math.min(MAX_PAGE_SIZE, limit);
 		const page = await fetchPage({ since: cursor, limit: pageSize });
 		let fresh = 0;
 		for (const record of page.messages) {
