@@ -5,7 +5,9 @@
  *    reaches the network: with Continue On Fail the item becomes an error item, without it
  *    the node stops before a single request is sent.
  * 2. The prepared items are then sent concurrently (`run`); the per-key rate limiter in the
- *    transport decides the real pace. Output keeps input order, with `pairedItem`.
+ *    transport decides the real pace. Items an operation gives the same sequence key (SMS to
+ *    one recipient) go one after another, in item order. Output keeps input order, with
+ *    `pairedItem`.
  *
  * Without Continue On Fail, the first failed request stops new ones from starting; requests
  * already under way finish, and the error says which items were carried out, because n8n
@@ -19,6 +21,28 @@ import { PhoneNumberError } from './phone';
 export interface Operation<P> {
 	prepare(this: IExecuteFunctions, itemIndex: number): P | Promise<P>;
 	run(this: IExecuteFunctions, prepared: P, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+	/**
+	 * Items with the same key are carried out one after another, in item order (several SMS to
+	 * one person arrive in the order the workflow gave them, even when one had to be retried).
+	 * Items with different keys, or none, still go concurrently.
+	 */
+	sequenceKey?(prepared: P): string | undefined;
+}
+
+/**
+ * A node's operations, typed from the map of its resources to their operation names: a
+ * resource or operation without a handler is a compile error, not a failed run.
+ * (`Operation<unknown>` holds any operation: each prepares and runs its own item type.)
+ */
+export type OperationTable<Resources> = {
+	[R in keyof Resources]: { [O in Resources[R] & string]: Operation<unknown> };
+};
+
+/** The handler for the resource and operation a node was saved with, if there is one. */
+export function findOperation<Resources>(table: OperationTable<Resources>, resource: string, operation: string): Operation<unknown> | undefined {
+	if (!Object.hasOwn(table, resource)) return undefined;
+	const operations = table[resource as keyof Resources] as Record<string, Operation<unknown>>;
+	return Object.hasOwn(operations, operation) ? operations[operation] : undefined;
 }
 
 /** In flight at once per node run; the rate limiter still caps what reaches the API. */
@@ -57,6 +81,22 @@ export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P
 		}
 	}
 
+	// Lanes: the items of one sequence key, in item order; an item without a key is a lane alone.
+	// Lanes start in the order of their first item.
+	const lanes: Array<Array<{ itemIndex: number; value: P }>> = [];
+	const laneOfKey = new Map<string, Array<{ itemIndex: number; value: P }>>();
+	for (const entry of prepared) {
+		const key = operation.sequenceKey?.(entry.value);
+		const existing = key === undefined ? undefined : laneOfKey.get(key);
+		if (existing) {
+			existing.push(entry);
+			continue;
+		}
+		const lane = [entry];
+		lanes.push(lane);
+		if (key !== undefined) laneOfKey.set(key, lane);
+	}
+
 	let next = 0;
 	const failure: { stop?: { error: Error; itemIndex: number } } = {};
 	/** Keeps the failure of the earliest item, which is the one n8n would have stopped on. */
@@ -66,20 +106,22 @@ export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P
 	};
 	const done: number[] = [];
 	const worker = async () => {
-		while (next < prepared.length && !failure.stop) {
-			const { itemIndex, value } = prepared[next++];
-			try {
-				const output = await operation.run.call(ctx, value, itemIndex);
-				results[itemIndex] = (Array.isArray(output) ? output : [output]).map((json) => ({ json, pairedItem: { item: itemIndex } }));
-				done.push(itemIndex);
-			} catch (error) {
-				const itemError = toItemError(ctx, error, itemIndex);
-				if (continueOnFail) results[itemIndex] = [errorItem(itemError, itemIndex)];
-				else recordStop(itemError, itemIndex);
+		while (next < lanes.length && !failure.stop) {
+			for (const { itemIndex, value } of lanes[next++]) {
+				if (failure.stop) break;
+				try {
+					const output = await operation.run.call(ctx, value, itemIndex);
+					results[itemIndex] = (Array.isArray(output) ? output : [output]).map((json) => ({ json, pairedItem: { item: itemIndex } }));
+					done.push(itemIndex);
+				} catch (error) {
+					const itemError = toItemError(ctx, error, itemIndex);
+					if (continueOnFail) results[itemIndex] = [errorItem(itemError, itemIndex)];
+					else recordStop(itemError, itemIndex);
+				}
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(CONCURRENCY, prepared.length) }, worker));
+	await Promise.all(Array.from({ length: Math.min(CONCURRENCY, lanes.length) }, worker));
 
 	if (failure.stop) {
 		const error = failure.stop.error as Error & { description?: string | null };
