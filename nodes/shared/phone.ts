@@ -22,6 +22,30 @@ export class PhoneNumberError extends Error {
 /** What a person may type around the digits; letters and other symbols are refused. */
 const TYPED_NUMBER = /^\+?[\d\s().\-/]+$/;
 
+/**
+ * Invisible formatting marks that ride along when a number is pasted: direction marks and
+ * embeddings/isolates (Outlook, Teams and phones' contact cards wrap numbers in U+202A…U+202C
+ * or U+2066…U+2069), zero-width characters, the word joiner, a byte-order mark, a soft hyphen.
+ * They carry no digit, so they are removed wherever they are.
+ */
+const INVISIBLE_MARKS = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+/** Any white space (tabs, no-break, thin, narrow and ideographic spaces) counts as a space. */
+const ANY_SPACE = /\s+/g;
+/** Typographic dashes and the minus sign count as a hyphen. */
+const ANY_DASH = /[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g;
+/** A country code written in brackets, "(+44) 7700 900123", as many contact lists do. */
+const BRACKETED_COUNTRY_CODE = /^\(\s*\+\s*(\d{1,3})\s*\)\s*/;
+
+/** The number as the person meant it: pasted formatting removed, separators made plain. */
+export function cleanTypedNumber(raw: string): string {
+	return raw
+		.replace(INVISIBLE_MARKS, '')
+		.replace(ANY_SPACE, ' ')
+		.replace(ANY_DASH, '-')
+		.trim()
+		.replace(BRACKETED_COUNTRY_CODE, '+$1 ');
+}
+
 const COUNTRIES = new Set<string>(getCountries());
 
 export function isCountryCode(value: string): value is CountryCode {
@@ -37,7 +61,7 @@ export interface PhoneOptions {
 
 export function normalisePhoneNumber(input: unknown, { parameter, defaultCountry }: PhoneOptions): string {
 	const raw = typeof input === 'number' ? String(input) : typeof input === 'string' ? input : '';
-	const value = raw.trim();
+	const value = cleanTypedNumber(raw);
 	const fail = (why: string): never => {
 		throw new PhoneNumberError(`${parameter} "${value}" is not a phone number: ${why}`, parameter, value);
 	};
