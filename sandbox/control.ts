@@ -148,7 +148,7 @@ function unifiedRecordView(item: Extract<TrackedItem, { kind: 'unifiedCall' | 'u
 
 // Small validators for control input.
 
-function nonNegativeInteger(value: unknown, name: string): number {
+export function nonNegativeInteger(value: unknown, name: string): number {
 	if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw bad(`${name} must be a non-negative integer.`);
 	return value;
 }
@@ -165,16 +165,23 @@ function finiteNumber(value: unknown, name: string, min = 0): number {
 	return value;
 }
 
-function choice<T>(value: unknown, choices: readonly T[], name: string): T {
+export function choice<T>(value: unknown, choices: readonly T[], name: string): T {
 	if (!choices.includes(value as T)) throw bad(`${name} must be one of: ${choices.join(', ')}.`);
 	return value as T;
 }
 
-/** Refuses misspelt or unknown fields, which would otherwise be ignored silently. */
-function knownFields(value: unknown, allowed: readonly string[], name: string): void {
+/**
+ * Refuses misspelt or unknown fields, which would otherwise be ignored silently: the one
+ * check behind every control endpoint's body and query (see control-routes.ts) and every
+ * in-process operation that takes an object. The message names the unknown fields and
+ * lists the accepted ones.
+ */
+export function knownFields(value: unknown, allowed: readonly string[], name: string, noun = 'field'): void {
 	if (!isPlainObject(value)) throw bad(`${name} must be an object.`);
 	const unknown = Object.keys(value).filter((field) => !allowed.includes(field));
-	if (unknown.length > 0) throw bad(`${name}: unknown field(s) ${unknown.join(', ')}; expected ${allowed.join(', ')}.`);
+	if (unknown.length === 0) return;
+	const accepted = allowed.length === 0 ? `it takes no ${noun}s` : `expected ${allowed.join(', ')}`;
+	throw bad(`${name}: unknown ${noun}(s) ${unknown.join(', ')}; ${accepted}.`);
 }
 
 function timestamp(value: unknown, name: string): number {
@@ -189,7 +196,11 @@ function httpUrl(value: unknown, name: string): string {
 }
 
 const BUCKET_PARTS = ['subscription', 'topUp'] as const;
-const SETTING_NAMES: readonly (keyof Settings)[] = [
+
+// Accepted fields of the operations that take an object; the HTTP routes declare the same lists.
+export const BALANCE_FIELDS: readonly string[] = [...BALANCE_NAMES, 'unifiedCreditsPence'];
+export const ADVANCE_OPTIONS: readonly string[] = ['untilFinal'];
+export const SETTING_NAMES: readonly (keyof Settings)[] = [
 	'smsOrder',
 	'unifiedErrorStatus',
 	'eventsWebhookUrl',
@@ -199,8 +210,8 @@ const SETTING_NAMES: readonly (keyof Settings)[] = [
 	'unifiedLimits',
 	'services',
 ];
-const FAILURE_FIELDS = ['status', 'count', 'api', 'path', 'method', 'service', 'carrierCode', 'retryAfterSeconds'];
-const INBOUND_FIELDS = ['phoneDocId', 'from', 'body', 'count', 'sentAt', 'intervalSeconds', 'sentAts'];
+export const FAILURE_FIELDS: readonly string[] = ['status', 'count', 'api', 'path', 'method', 'service', 'carrierCode', 'retryAfterSeconds'];
+export const INBOUND_FIELDS: readonly string[] = ['phoneDocId', 'from', 'body', 'count', 'sentAt', 'intervalSeconds', 'sentAts'];
 const MAX_BURST = 1000;
 const MAX_LATENCY_MS = 60_000;
 const TOP_UP_MIN_PENCE = 500;
@@ -243,6 +254,8 @@ export class SandboxControl {
 
 	/** Ends the current status of a call, SMS or email now; `untilFinal` runs it to its end. */
 	async advance(id: string, options: { untilFinal?: boolean } = {}): Promise<TrackedView> {
+		knownFields(options, ADVANCE_OPTIONS, 'advance options');
+		if (options.untilFinal !== undefined && typeof options.untilFinal !== 'boolean') throw bad('untilFinal must be true or false.');
 		const item = await this.tracked(id);
 		const nowMs = this.world.clock.now();
 		if (item.lifecycle.isFinal) throw new ControlError(409, `${id} is already ${item.lifecycle.status} (final).`);
@@ -366,7 +379,7 @@ export class SandboxControl {
 
 	/** Sets any bucket of the main account and the Unified credits; omitted values stay. */
 	setBalances(patch: BalancesPatch): BalancesView {
-		knownFields(patch, [...BALANCE_NAMES, 'unifiedCreditsPence'], 'balances');
+		knownFields(patch, BALANCE_FIELDS, 'balances');
 		const { balances } = this.mainAccount();
 		const updates: [Bucket, 'subscription' | 'topUp', number][] = [];
 		for (const name of BALANCE_NAMES) {

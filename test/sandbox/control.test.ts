@@ -75,6 +75,145 @@ describe('control index, state and routing', () => {
 	});
 });
 
+describe('unknown or misspelt fields', () => {
+	interface Endpoint {
+		method: string;
+		path: string;
+		fields: string[];
+		query: string[];
+	}
+
+	/**
+	 * For every control endpoint: a request that would otherwise be valid (and, for POSTs,
+	 * change something), plus a misspelt field. Keyed by "METHOD /path" as the index lists it.
+	 */
+	const misspelt: Record<string, (id: string) => { body?: Record<string, unknown>; query?: string; unknown: string[] }> = {
+		'GET /_sandbox': () => ({ body: { verbose: true }, unknown: ['verbose'] }),
+		'GET /_sandbox/state': () => ({ body: { detail: 'all' }, unknown: ['detail'] }),
+		'POST /_sandbox/reset': () => ({ body: { hard: true }, unknown: ['hard'] }),
+		'GET /_sandbox/clock': () => ({ body: { tz: 'UTC' }, unknown: ['tz'] }),
+		'POST /_sandbox/clock/advance': () => ({ body: { seconds: 600, secnds: 600 }, unknown: ['secnds'] }),
+		'POST /_sandbox/clock/freeze': () => ({ body: { frozen: true }, unknown: ['frozen'] }),
+		'POST /_sandbox/clock/unfreeze': () => ({ body: { frozen: false }, unknown: ['frozen'] }),
+		'POST /_sandbox/sms/inbound': () => ({ body: { body: 'hi', text: 'hi', cuont: 2 }, unknown: ['text', 'cuont'] }),
+		'GET /_sandbox/items/:id': () => ({ body: { id: 'x' }, unknown: ['id'] }),
+		'POST /_sandbox/advance': (id) => ({ body: { id, untilfinal: true }, unknown: ['untilfinal'] }),
+		'POST /_sandbox/outcome': (id) => ({ body: { id, outcome: 'busy', outcom: 'busy' }, unknown: ['outcom'] }),
+		'GET /_sandbox/unified': () => ({ body: { kind: 'sms' }, unknown: ['kind'] }),
+		'GET /_sandbox/balances': () => ({ body: { minutes: 1 }, unknown: ['minutes'] }),
+		'POST /_sandbox/balances': () => ({ body: { minutes: { subscription: 1 }, smsCredit: { topUp: 1 } }, unknown: ['smsCredit'] }),
+		'GET /_sandbox/top-up': () => ({ body: { pence: 500 }, unknown: ['pence'] }),
+		'POST /_sandbox/top-up': () => ({ body: { pence: 500, pennies: 500 }, unknown: ['pennies'] }),
+		'POST /_sandbox/account': () => ({ body: { suspended: true, suspend: true }, unknown: ['suspend'] }),
+		'GET /_sandbox/settings': () => ({ body: { smsOrder: 'oldestFirst' }, unknown: ['smsOrder'] }),
+		'POST /_sandbox/settings': () => ({ body: { latencyMs: 5, smsorder: 'oldestFirst' }, unknown: ['smsorder'] }),
+		'GET /_sandbox/failures': () => ({ body: { status: 500 }, unknown: ['status'] }),
+		'POST /_sandbox/failures': () => ({ body: { status: 500, cout: 3 }, unknown: ['cout'] }),
+		'DELETE /_sandbox/failures': () => ({ body: { all: true }, unknown: ['all'] }),
+		'GET /_sandbox/requests': () => ({ query: 'api=account&limt=1', unknown: ['limt'] }),
+		'DELETE /_sandbox/requests': () => ({ body: { before: 3 }, unknown: ['before'] }),
+		'GET /_sandbox/webhooks': () => ({ body: { event: 'sms.delivered' }, unknown: ['event'] }),
+		'POST /_sandbox/webhooks/flush': () => ({ body: { timeoutMs: 10 }, unknown: ['timeoutMs'] }),
+		'GET /_sandbox/recordings/:id': () => ({ body: { format: 'mp3' }, unknown: ['format'] }),
+	};
+
+	/** Everything a control request could change, read in-process (reads change nothing). */
+	async function everything(id: string) {
+		const s = sandbox();
+		// offsetSeconds is sandbox time minus real time: with the clock frozen it drifts by itself.
+		const { clock, ...snapshot } = await s.control.snapshot();
+		const { offsetSeconds, ...frozenClock } = clock as ReturnType<typeof s.control.clock>;
+		return {
+			snapshot: { ...snapshot, clock: frozenClock },
+			item: await s.control.get(id),
+			unified: await s.control.unifiedRecords(),
+			requests: s.control.requests(),
+			deliveries: s.control.deliveries(),
+		};
+	}
+
+	/** A state unlike the seeded one, so that a reset, a top-up or an unfreeze would show. */
+	async function changedState(): Promise<string> {
+		const { callId } = (await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer })).body;
+		await unifiedApi(sandbox(), UNIFIED_KEYS.live)('email', 'send', { to: 'a@example.com', subject: 's', html: 'h' });
+		sandbox().control.setBalances({ minutes: { subscription: 7 }, unifiedCreditsPence: 1234 });
+		sandbox().control.injectFailure({ status: 500, path: '/v1/nowhere' });
+		await sandbox().control.advanceClock(20);
+		return callId;
+	}
+
+	async function endpoints(): Promise<Endpoint[]> {
+		return (await control().get('')).body.endpoints;
+	}
+
+	it('has a misspelt request below for every endpoint the index lists', async () => {
+		const listed = (await endpoints()).map((e) => `${e.method} ${e.path}`);
+		expect(listed.sort()).toEqual(Object.keys(misspelt).sort());
+	});
+
+	it('refuses a misspelt field on every endpoint, naming it and the accepted ones, and changes nothing', async () => {
+		const id = await changedState();
+		const before = await everything(id);
+		for (const endpoint of await endpoints()) {
+			const key = `${endpoint.method} ${endpoint.path}`;
+			const { body, query, unknown } = misspelt[key](id);
+			const url = `${sandbox().url}${endpoint.path.replace(':id', id)}${query ? `?${query}` : ''}`;
+			const res = await http(endpoint.method, url, body === undefined ? {} : { json: body });
+			const [noun, accepted] = query ? ['query parameter', endpoint.query] : ['field', endpoint.fields];
+			const expected = accepted.length === 0 ? `it takes no ${noun}s` : `expected ${accepted.join(', ')}`;
+			expect({ key, status: res.status, body: res.body }).toEqual({
+				key,
+				status: 400,
+				body: { success: false, error: 'invalid_request', message: `${key}: unknown ${noun}(s) ${unknown.join(', ')}; ${expected}.` },
+			});
+			expect({ key, state: await everything(id) }).toEqual({ key, state: before });
+		}
+	});
+
+	it('lists the accepted fields of each endpoint in the index', async () => {
+		const byKey = Object.fromEntries((await endpoints()).map((e) => [`${e.method} ${e.path}`, e]));
+		expect(byKey['POST /_sandbox/clock/advance']).toMatchObject({ fields: ['seconds'], query: [] });
+		expect(byKey['POST /_sandbox/advance'].fields).toEqual(['id', 'untilFinal']);
+		expect(byKey['POST /_sandbox/outcome'].fields).toEqual(['id', 'outcome']);
+		expect(byKey['POST /_sandbox/top-up'].fields).toEqual(['pence']);
+		expect(byKey['POST /_sandbox/account'].fields).toEqual(['suspended']);
+		expect(byKey['POST /_sandbox/reset'].fields).toEqual([]);
+		expect(byKey['POST /_sandbox/balances'].fields).toEqual(['minutes', 'aiMinutes', 'smsCredits', 'unifiedCreditsPence']);
+		expect(byKey['GET /_sandbox/requests']).toMatchObject({ fields: [], query: ['api', 'path', 'limit'] });
+	});
+
+	it('still accepts every declared field', async () => {
+		const { callId: id } = (await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer })).body;
+		expect((await control().post('/outcome', { id, outcome: 'busy' })).status).toBe(200);
+		expect((await control().post('/advance', { id, untilFinal: true })).body.item.status).toBe('busy');
+		expect((await control().post('/clock/advance', { seconds: 1 })).status).toBe(200);
+		expect((await control().post('/top-up', { pence: 500 })).status).toBe(200);
+		expect((await control().post('/account', { suspended: false })).status).toBe(200);
+		expect((await control().get('/requests?api=account&path=/v1/calls&limit=1')).body.count).toBe(1);
+		expect((await control().post('/reset', {})).status).toBe(200);
+	});
+
+	it('refuses the same in process, and a non-boolean untilFinal', async () => {
+		const id = await changedState();
+		await expect(sandbox().control.advance(id, { untilFinal: true, untilfinal: true } as never)).rejects.toThrow(
+			'advance options: unknown field(s) untilfinal; expected untilFinal.',
+		);
+		await expect(sandbox().control.advance(id, { untilFinal: 'yes' } as never)).rejects.toThrow('untilFinal must be true or false.');
+		await expectControlError(control().post('/advance', { id, untilFinal: 'yes' }), 400);
+		expect(() => sandbox().control.setBalances({ minutes: { subscription: 1 }, credits: 5 } as never)).toThrow(
+			'balances: unknown field(s) credits; expected minutes, aiMinutes, smsCredits, unifiedCreditsPence.',
+		);
+		expect((await sandbox().control.get(id)).status).toBe('in-progress');
+		expect(sandbox().control.balances().minutes.subscription).toBe(7);
+	});
+
+	it('refuses invalid request-log filters', async () => {
+		await expectControlError(control().get('/requests?api=acount'), 400);
+		await expectControlError(control().get('/requests?limit=lots'), 400);
+		await expectControlError(control().get('/requests?limit=-1'), 400);
+	});
+});
+
 describe('reset', () => {
 	it('returns to the seeded state: data, balances, settings, limits, failures, logs, clock', async () => {
 		await api().post('/v1/sms', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer, message: 'x' });
