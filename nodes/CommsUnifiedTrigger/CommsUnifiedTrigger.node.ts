@@ -1,0 +1,242 @@
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHookFunctions,
+	INode,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { redactSecrets } from '../shared/secrets';
+import { EVENT_OPTIONS, eventItem, parseEvent, UNIFIED_EVENTS } from './event';
+import { checkTimestamp, eventKey, MAX_WINDOW_SECONDS, recentEvents } from './replay';
+import { checkSignature, DEFAULT_SIGNATURE_HEADER, usableSecret } from './signature';
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Where static data keeps the events taken inside the replay window. */
+const STATIC_KEY = 'recentEvents';
+
+interface TriggerSettings {
+	events: string[];
+	signatureHeader: string;
+	replayWindowSeconds: number;
+	includeHeaders: boolean;
+}
+
+type SettingsResult = { settings: TriggerSettings } | { problem: string; description?: string };
+
+/** Reads and checks the node's parameters; a problem is said in words a user can act on. */
+function readSettings(ctx: IHookFunctions | IWebhookFunctions): SettingsResult {
+	const events = ctx.getNodeParameter('events', []) as unknown;
+	const options = ctx.getNodeParameter('options', {}) as IDataObject;
+	const selected = Array.isArray(events) ? events.filter((event): event is string => typeof event === 'string') : [];
+	if (selected.length === 0) return { problem: 'Select at least one event in Events', description: 'The trigger starts the workflow only for the events selected there.' };
+	const header = options.signatureHeader === undefined ? DEFAULT_SIGNATURE_HEADER : String(options.signatureHeader).trim();
+	if (!HEADER_NAME.test(header)) {
+		return { problem: `Signature Header "${header}" is not an HTTP header name`, description: `Use the name of the header that carries the signature, such as ${DEFAULT_SIGNATURE_HEADER}.` };
+	}
+	const window = options.replayWindowSeconds === undefined ? 0 : Number(options.replayWindowSeconds);
+	if (!Number.isInteger(window) || window < 0 || window > MAX_WINDOW_SECONDS) {
+		return { problem: `Replay Window (Seconds) "${String(options.replayWindowSeconds)}" must be a whole number from 0 (off) to ${MAX_WINDOW_SECONDS}` };
+	}
+	return { settings: { events: selected, signatureHeader: header.toLowerCase(), replayWindowSeconds: window, includeHeaders: options.includeHeaders === true } };
+}
+
+/** What must hold before the trigger listens: a webhook secret and usable parameters. */
+async function assertReady(ctx: IHookFunctions): Promise<void> {
+	const credentials = await ctx.getCredentials<ICredentialDataDecryptedObject>('commsUnifiedApi');
+	if (usableSecret(credentials.webhookSecret) === undefined) {
+		throw new NodeOperationError(ctx.getNode(), 'The Comms Unified API credential has no Webhook Secret', {
+			description:
+				"Open the credential, paste the webhook signing secret from your provider's dashboard into Webhook Secret, and save. The trigger verifies every event's signature with it, and does not start without one, so that it never accepts unsigned events.",
+		});
+	}
+	const read = readSettings(ctx);
+	if ('problem' in read) throw new NodeOperationError(ctx.getNode(), read.problem, { description: read.description });
+}
+
+/** Answers the request here (n8n sends nothing more) and starts nothing. */
+function refuse(ctx: IWebhookFunctions, status: number, message: string): IWebhookResponseData {
+	const res = ctx.getResponseObject();
+	res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+	res.end(JSON.stringify({ message }));
+	return { noWebhookResponse: true };
+}
+
+function label(node: INode, workflowId: string | undefined): string {
+	return `Comms Unified Trigger "${node.name}" (workflow ${workflowId ?? 'unsaved'})`;
+}
+
+const UNAUTHORIZED = 'Unauthorized';
+
+const SIGNATURE_PROBLEMS: Record<string, string> = {
+	noBody: 'the request has no raw body to verify',
+	missing: 'the request has no signature header',
+	malformed: 'the signature header is not a hex HMAC-SHA256',
+	mismatch: 'the signature does not match the body and the Webhook Secret',
+};
+
+export class CommsUnifiedTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Comms Unified Trigger',
+		name: 'commsUnifiedTrigger',
+		icon: { light: 'file:../../icons/comms.svg', dark: 'file:../../icons/comms.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{($parameter["events"] || []).join(", ")}}',
+		description: 'Starts the workflow when a signed call, SMS or email event of the Comms Unified API arrives',
+		defaults: { name: 'Comms Unified Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'commsUnifiedApi', required: true }],
+		eventTriggerDescription: 'Waiting for a signed event at the Test URL',
+		activationMessage: 'Signed events sent to the Production URL now start this workflow.',
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		properties: [
+			{
+				displayName:
+					'The API has no way to register this URL for you: give it yourself. Copy the Production URL from Webhook URLs above (the Test URL only works while you listen for a test event; the Production URL once the workflow is published). For a voice call, put it in Webhook URL of the Comms Unified node\'s Make a Call operation; for SMS and email events, enter it where your provider takes the events address. Every event must be signed with the credential\'s Webhook Secret.',
+				name: 'urlNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				options: EVENT_OPTIONS,
+				default: [...UNIFIED_EVENTS],
+				required: true,
+				description: 'The events that start the workflow. Others are acknowledged and start nothing.',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Include Headers',
+						name: 'includeHeaders',
+						type: 'boolean',
+						default: false,
+						description: 'Whether to add the request headers to each item, under "headers"',
+					},
+					{
+						displayName: 'Replay Window (Seconds)',
+						name: 'replayWindowSeconds',
+						type: 'number',
+						typeOptions: { minValue: 0, maxValue: MAX_WINDOW_SECONDS },
+						default: 0,
+						description:
+							"Refuse (401) events whose timestamp is further than this from now, and acknowledge repeats of an event already taken within it without starting the workflow again. 0 turns both off.",
+					},
+					{
+						displayName: 'Signature Header',
+						name: 'signatureHeader',
+						type: 'string',
+						default: DEFAULT_SIGNATURE_HEADER,
+						description: 'The request header that carries the hex HMAC-SHA256 of the body (a "sha256=" prefix is accepted)',
+					},
+				],
+			},
+		],
+	};
+
+	webhookMethods = {
+		default: {
+			// The API registers nothing: the user gives the URL to the sender. These only make
+			// sure the trigger can verify what arrives before it starts listening.
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				await assertReady(this);
+				return true;
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				await assertReady(this);
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const node = this.getNode();
+		const workflowId = this.getWorkflow().id;
+		const req = this.getRequestObject();
+		const read = readSettings(this);
+		if ('problem' in read) {
+			this.logger.warn(`${label(node, workflowId)} refused an event: ${read.problem}`);
+			return refuse(this, 401, UNAUTHORIZED);
+		}
+		const { settings } = read;
+		const credentials = await this.getCredentials<ICredentialDataDecryptedObject>('commsUnifiedApi');
+		const secret = usableSecret(credentials.webhookSecret);
+		if (secret === undefined) {
+			this.logger.warn(`${label(node, workflowId)} refused an event: the Comms Unified API credential has no Webhook Secret`);
+			return refuse(this, 401, UNAUTHORIZED);
+		}
+
+		// The signature, over the bytes exactly as they arrived, before anything is read from them.
+		const rawBody = (req as { rawBody?: unknown }).rawBody;
+		const verdict = checkSignature({ rawBody, header: req.headers[settings.signatureHeader], secret });
+		if (verdict !== 'valid') {
+			this.logger.warn(`${label(node, workflowId)} refused an event (401): ${SIGNATURE_PROBLEMS[verdict] ?? verdict}`);
+			return refuse(this, 401, UNAUTHORIZED);
+		}
+		const body = rawBody as Uint8Array | string;
+
+		const parsed = parseEvent(body);
+		if (!parsed.ok) {
+			this.logger.warn(`${label(node, workflowId)} refused a signed request (400): ${parsed.reason}`);
+			return refuse(this, 400, `Not an event: ${parsed.reason}`);
+		}
+		const { event, payload } = parsed;
+
+		let expiresAtMs = 0;
+		if (settings.replayWindowSeconds > 0) {
+			const nowMs = Date.now();
+			const stamped = checkTimestamp(payload.timestamp, nowMs, settings.replayWindowSeconds);
+			if (!stamped.ok) {
+				this.logger.warn(`${label(node, workflowId)} refused a signed ${event} event (401): its timestamp is ${stamped.reason === 'missing' ? 'missing' : stamped.reason === 'malformed' ? 'not an ISO 8601 date and time with an offset' : 'outside the replay window'}`);
+				return refuse(this, 401, `${UNAUTHORIZED}: the event's timestamp is missing or outside the accepted window`);
+			}
+			expiresAtMs = stamped.atMs + settings.replayWindowSeconds * 1000;
+		}
+
+		if (!settings.events.includes(event)) {
+			this.logger.debug(`${label(node, workflowId)} acknowledged a ${event} event that is not selected`);
+			return {};
+		}
+
+		if (settings.replayWindowSeconds > 0) {
+			// From loading static data to marking the event: synchronous, so a delivery arriving at
+			// the same moment in this process cannot slip between the check and the mark.
+			const staticData = this.getWorkflowStaticData('node');
+			const claim = recentEvents.claim({
+				scope: [workflowId ?? '', node.id ?? node.name, this.getMode() === 'manual' ? 'test' : 'production'].join('\u0000'),
+				key: eventKey(payload, body),
+				expiresAtMs,
+				nowMs: Date.now(),
+				stored: staticData[STATIC_KEY],
+			});
+			if (claim.duplicate) {
+				this.logger.debug(`${label(node, workflowId)} acknowledged a repeat of a ${event} event already taken`);
+				return {};
+			}
+			staticData[STATIC_KEY] = claim.remembered;
+		}
+
+		const json: IDataObject = eventItem(payload) as IDataObject;
+		if (settings.includeHeaders) json.headers = { ...req.headers } as IDataObject;
+		const secrets = [secret, typeof credentials.apiKey === 'string' ? credentials.apiKey : ''];
+		return { workflowData: [[{ json: redactSecrets(json, secrets) }]] };
+	}
+}
