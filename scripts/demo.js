@@ -20,6 +20,71 @@ function short(value, width = 110) {
 	return text.length > width ? `${text.slice(0, width - 1)}…` : text;
 }
 
+/**
+ * The Comms Unified Trigger, run the way n8n runs a webhook (n8n-core's WebhookContext behind a
+ * loopback server with n8n's URL layout): the sandbox places a voice call whose webhook_url is
+ * the trigger's Production URL, and its signed call.completed starts the workflow; the same
+ * delivery sent again is acknowledged and starts nothing; a forged copy is refused with 401.
+ * Returns how many of those did not happen as they should.
+ */
+async function triggerDemo(sandbox, credentials) {
+	const { WebhookHarness } = require(path.join(build, 'harness'));
+	const name = 'Comms Unified Trigger';
+	const workflow = {
+		name: 'Call outcomes',
+		nodes: [
+			{
+				id: 'trigger',
+				name,
+				type: 'n8n-nodes-comms-api.commsUnifiedTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId: 'demo-call-outcomes',
+				parameters: { events: ['call.completed', 'call.failed'], options: { replayWindowSeconds: 3600 } },
+				credentials: { commsUnifiedApi: { id: 'demo', name: 'Comms Unified' } },
+			},
+		],
+		connections: {},
+	};
+	console.log(`▶ ${workflow.name}  (a Comms Unified Trigger; events signed with the credential's Webhook Secret)`);
+	const harness = new WebhookHarness(workflow, { credentials });
+	await harness.activate();
+	const server = await harness.listen();
+	let problems = 0;
+	const check = (ok, text) => {
+		console.log(`  ${ok ? '✓' : '✗'} ${text}`);
+		if (!ok) problems++;
+	};
+	try {
+		const made = await fetch(sandbox.unifiedUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({
+				service: 'voice',
+				action: 'make_call',
+				api_key: credentials.commsUnifiedApi.apiKey,
+				data: { to: '+447700900123', message: 'Your order is ready for collection.', webhook_url: server.productionUrl },
+			}),
+		}).then((response) => response.json());
+		console.log(`  voice call ${made.result.call_id} placed with webhook_url ${server.productionUrl}`);
+		await sandbox.control.advanceClock(600);
+		const delivery = sandbox.control.deliveries().find((d) => d.url === server.productionUrl);
+		const runs = await harness.executions();
+		const item = runs[0]?.output(name)[0];
+		check(delivery?.responseStatus === 200 && runs.length === 1, `the sandbox's signed ${delivery?.event} → ${delivery?.responseStatus}, workflow started`);
+		if (item) console.log(`      ${short(item.json)}`);
+		const post = (body) => fetch(server.productionUrl, { method: 'POST', headers: delivery.headers, body }).then(async (r) => ({ status: r.status, body: await r.text() }));
+		const repeat = await post(delivery.body);
+		check(repeat.status === 200 && (await harness.executions()).length === 1, `the same delivery again → ${repeat.status}, acknowledged, nothing started`);
+		const forged = await post(delivery.body.replace(/"duration":\d+/, '"duration":1'));
+		check(forged.status === 401 && (await harness.executions()).length === 1, `a forged copy (duration changed, signature kept) → ${forged.status} ${forged.body}, nothing started`);
+	} finally {
+		await server.close();
+	}
+	console.log('');
+	return problems;
+}
+
 async function main() {
 	const sandbox = await startSandbox({ port: 0 });
 	const credentials = {
@@ -54,6 +119,7 @@ async function main() {
 			}
 			console.log(`  (${Date.now() - started} ms)\n`);
 		}
+		if ((await triggerDemo(sandbox, credentials)) > 0) failed++;
 		const received = sandbox.requests();
 		console.log(`The sandbox received ${received.length} API requests; the first few, keys masked as it logs them:`);
 		for (const entry of received.slice(0, 4)) console.log(`  ${entry.method} ${entry.path} → ${entry.status}  key ${entry.keyMask}`);
