@@ -1,0 +1,344 @@
+/**
+ * The inbound-SMS cursor against a model of GET /v1/sms, over random arrival schedules:
+ * bursts larger than a page (over 1,000 at the real page size), many messages sharing one
+ * sentAt, late arrivals inside the look-back window, both orders the sandbox offers, random
+ * page sizes, a page failing at a random point, restarts from the saved state, and polls cut
+ * short by their time budget.
+ *
+ * The model is the API as the sandbox implements it (docs/sandbox.md): `since` an inclusive
+ * lower bound on sentAt, the first `limit` matches in the server's order (equal sentAt in
+ * arrival order, reversed for newest first), `nextSince` the oldest sentAt returned.
+ *
+ * Every poll goes through `runPoll`, the loop the node itself runs, with the state saved as
+ * JSON between polls (as n8n stores static data) and left as it was when a page fails.
+ *
+ * Properties:
+ * - never twice, never history, never anything that did not arrive; each poll oldest first;
+ * - complete (every message that arrived is emitted) whenever no page ran into a documented
+ *   limit: oldest first with fewer than a page sharing one sentAt, always; newest first, when
+ *   no request matched a page or more;
+ * - no silent loss: a message that is never emitted was out of reach of a full page, and the
+ *   poll said so; if it was newer than the cursor, the poll warned that new messages may have
+ *   been skipped.
+ */
+import fc from 'fast-check';
+
+import { baseline, type CursorSettings, type PageRequest, parseState, type PollOutcome, runPoll, type SmsOrder } from '../../nodes/CommsAccountSmsTrigger/cursor';
+import type { SmsPage } from '../../nodes/shared/smsPaging';
+
+const T0 = Date.parse('2026-03-01T09:00:00.000Z');
+const SECOND = 1000;
+
+interface Message {
+	id: string;
+	sentAt: number;
+	seq: number;
+	arrivedAt: number;
+	history: boolean;
+}
+
+class ModelApi {
+	readonly messages: Message[] = [];
+	/** Requests whose matches filled the page (or more): a newest-first page then hides some. */
+	overfull = 0;
+	requests = 0;
+	private failIn: number | undefined;
+
+	constructor(readonly order: SmsOrder) {}
+
+	arrive(sentAts: number[], now: number, history = false): void {
+		for (const sentAt of sentAts) {
+			const seq = this.messages.length;
+			this.messages.push({ id: `sms_${String(seq).padStart(6, '0')}`, sentAt, seq, arrivedAt: now, history });
+		}
+	}
+
+	/** The `n`th request from now (0: the next) fails. */
+	failAfter(n: number): void {
+		this.failIn = n;
+	}
+
+	clearFailure(): void {
+		this.failIn = undefined;
+	}
+
+	async fetch(request: PageRequest): Promise<SmsPage> {
+		if (this.failIn !== undefined) {
+			if (this.failIn === 0) {
+				this.failIn = undefined;
+				throw new Error('injected failure: HTTP 500');
+			}
+			this.failIn--;
+		}
+		this.requests++;
+		const since = Date.parse(request.since);
+		const direction = this.order === 'oldestFirst' ? 1 : -1;
+		const matches = this.messages.filter((m) => m.sentAt >= since).sort((a, b) => direction * (a.sentAt - b.sentAt || a.seq - b.seq));
+		if (matches.length >= request.limit) this.overfull++;
+		const page = matches.slice(0, request.limit);
+		const oldest = page.reduce<number | null>((min, m) => (min === null || m.sentAt < min ? m.sentAt : min), null);
+		return {
+			messages: page.map((m) => ({ id: m.id, messageId: `SM${m.seq}`, direction: 'received', sentAt: new Date(m.sentAt).toISOString(), body: `message ${m.seq}` })),
+			nextSince: oldest === null ? null : new Date(oldest).toISOString(),
+		};
+	}
+}
+
+type Step =
+	| { kind: 'arrive'; count: number; lateBy: number; spread: number }
+	| { kind: 'tick'; seconds: number }
+	| { kind: 'poll'; budgetPages?: number; failAt?: number }
+	| { kind: 'restart' };
+
+interface Scenario {
+	order: SmsOrder;
+	pageSize: number;
+	lookBackSeconds: number;
+	includeLastSeconds: number;
+	history: number;
+	steps: Step[];
+	maxSeen: number;
+}
+
+interface PollRecord {
+	startCursor: number;
+	arrivedBefore: number;
+	outcome: PollOutcome;
+}
+
+interface RunResult {
+	api: ModelApi;
+	emitted: string[];
+	polls: PollRecord[];
+	baselineMs: number;
+}
+
+/** Runs a scenario; the trigger's state lives only as the JSON n8n would store. */
+async function run(scenario: Scenario): Promise<RunResult> {
+	const api = new ModelApi(scenario.order);
+	const settings: CursorSettings = { lookBackMs: scenario.lookBackSeconds * SECOND, pageSize: scenario.pageSize, maxSeen: scenario.maxSeen };
+	let now = T0;
+	// History: sent before the trigger was activated, more than includeLast ago.
+	api.arrive(
+		Array.from({ length: scenario.history }, (_, i) => now - (scenario.includeLastSeconds + 1) * SECOND - i * 7),
+		now,
+		true,
+	);
+	let stored: string | undefined;
+	const emitted: string[] = [];
+	const polls: PollRecord[] = [];
+	const baselineMs = now - scenario.includeLastSeconds * SECOND;
+
+	const poll = async (budgetPages?: number, failAt?: number) => {
+		const state = stored === undefined ? baseline(now - scenario.includeLastSeconds * SECOND) : parseState(JSON.parse(stored));
+		if (!state) throw new Error('the stored state did not parse');
+		if (failAt !== undefined) api.failAfter(failAt);
+		const before = stored;
+		let pagesRead = 0;
+		try {
+			const outcome = await runPoll(
+				state,
+				async (request) => {
+					const page = await api.fetch(request);
+					pagesRead++;
+					return page;
+				},
+				{ settings, now: () => now, keepReading: () => budgetPages === undefined || pagesRead < budgetPages },
+			);
+			stored = JSON.stringify(outcome.state);
+			for (const record of outcome.emit) emitted.push(String(record.id));
+			polls.push({ startCursor: state.cursor, arrivedBefore: api.messages.length, outcome });
+			return outcome;
+		} catch (error) {
+			// A failed page: nothing of this poll counts, the stored state is untouched.
+			expect(stored).toBe(before);
+			expect(String(error)).toMatch(/injected failure/);
+			return undefined;
+		} finally {
+			api.clearFailure();
+		}
+	};
+
+	await poll(); // activation: the baseline
+	for (const step of scenario.steps) {
+		if (step.kind === 'tick') now += step.seconds * SECOND;
+		else if (step.kind === 'restart') stored = stored === undefined ? undefined : JSON.stringify(JSON.parse(stored));
+		else if (step.kind === 'poll') await poll(step.budgetPages, step.failAt);
+		else {
+			// Late by up to the look-back window, spread over at most that much (0: one sentAt).
+			const lateBy = Math.min(step.lateBy, scenario.lookBackSeconds) * SECOND;
+			const spread = Math.min(step.spread * SECOND, lateBy);
+			const start = now - lateBy;
+			api.arrive(
+				Array.from({ length: step.count }, (_, i) => start + (step.count > 1 ? Math.floor((i * spread) / (step.count - 1)) : 0)),
+				now,
+			);
+		}
+	}
+	// Then the trigger keeps polling, undisturbed, until a poll finds nothing.
+	for (let i = 0; i < 200; i++) {
+		now += 30 * SECOND;
+		const outcome = await poll();
+		if (outcome && outcome.emit.length === 0 && outcome.shortfall !== 'stopped') break;
+	}
+	return { api, emitted, polls, baselineMs };
+}
+
+function sentAtOf(api: ModelApi): Map<string, Message> {
+	return new Map(api.messages.map((m) => [m.id, m]));
+}
+
+/** The properties every run has. Returns the messages never emitted. */
+function checkAlways({ api, emitted, polls, baselineMs }: RunResult): Message[] {
+	const byId = sentAtOf(api);
+	// Sent before the trigger's start (its baseline) is history, whenever it was stored.
+	const history = (m: Message | undefined) => !m || m.history || m.sentAt < baselineMs;
+	// Never twice, never anything that did not arrive, never history.
+	expect(new Set(emitted).size).toBe(emitted.length);
+	for (const id of emitted) {
+		expect(byId.has(id)).toBe(true);
+		expect(history(byId.get(id))).toBe(false);
+	}
+	// Each poll: oldest first.
+	for (const { outcome } of polls) {
+		const times = outcome.emit.map((r) => Date.parse(String(r.sentAt)));
+		for (let i = 1; i < times.length; i++) expect(times[i]).toBeGreaterThanOrEqual(times[i - 1]);
+	}
+	const done = new Set(emitted);
+	const lost = api.messages.filter((m) => !history(m) && !done.has(m.id));
+	// No silent loss: a lost message was out of reach of a full page, and a poll said so;
+	// if it was newer than the cursor when it came, a poll warned of skipped new messages.
+	for (const m of lost) {
+		const after = polls.filter((p) => p.arrivedBefore > m.seq);
+		expect(after.some((p) => p.outcome.shortfall !== undefined && p.outcome.shortfall !== 'stopped')).toBe(true);
+		if (after.length > 0 && m.sentAt >= after[0].startCursor) expect(after.some((p) => p.outcome.newMayBeHidden)).toBe(true);
+	}
+	return lost;
+}
+
+const arrive = (maxCount: number) =>
+	fc.record({
+		kind: fc.constant('arrive' as const),
+		count: fc.integer({ min: 1, max: maxCount }),
+		lateBy: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 12 })),
+		spread: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 12 })),
+	});
+const tick = fc.record({ kind: fc.constant('tick' as const), seconds: fc.integer({ min: 0, max: 90 }) });
+const poll = fc.record(
+	{ kind: fc.constant('poll' as const), budgetPages: fc.integer({ min: 1, max: 4 }), failAt: fc.integer({ min: 0, max: 5 }) },
+	{ requiredKeys: ['kind'] },
+);
+const restart = fc.constant({ kind: 'restart' as const });
+
+function scenarios({ order, pageSizes, maxBurst, maxSeen = 1_000_000, steps = 25 }: { order?: SmsOrder; pageSizes: fc.Arbitrary<number>; maxBurst: number; maxSeen?: number; steps?: number }) {
+	return fc.record({
+		order: order ? fc.constant(order) : fc.constantFrom<SmsOrder>('oldestFirst', 'newestFirst'),
+		pageSize: pageSizes,
+		lookBackSeconds: fc.integer({ min: 0, max: 10 }),
+		includeLastSeconds: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 120 })),
+		history: fc.integer({ min: 0, max: 30 }),
+		steps: fc.array(fc.oneof({ weight: 4, arbitrary: arrive(maxBurst) }, { weight: 3, arbitrary: tick }, { weight: 4, arbitrary: poll }, { weight: 1, arbitrary: restart }), { maxLength: steps }),
+		maxSeen: fc.constant(maxSeen),
+	});
+}
+
+/** The largest number of messages sharing one sentAt. */
+function largestSameSentAt(api: ModelApi): number {
+	const counts = new Map<number, number>();
+	for (const m of api.messages) counts.set(m.sentAt, (counts.get(m.sentAt) ?? 0) + 1);
+	return Math.max(0, ...counts.values());
+}
+
+describe('the SMS cursor against a model of the API', () => {
+	it('never emits a message twice, nor history, and never loses one silently (both orders, small random pages)', async () => {
+		await fc.assert(
+			fc.asyncProperty(scenarios({ pageSizes: fc.integer({ min: 2, max: 12 }), maxBurst: 40 }), async (scenario) => {
+				checkAlways(await run(scenario));
+			}),
+			{ numRuns: 1500 },
+		);
+	});
+
+	it('results oldest first: every message arrives exactly once when fewer than a page share one sentAt', async () => {
+		await fc.assert(
+			fc.asyncProperty(scenarios({ order: 'oldestFirst', pageSizes: fc.integer({ min: 2, max: 12 }), maxBurst: 40 }), async (scenario) => {
+				const result = await run(scenario);
+				const lost = checkAlways(result);
+				if (largestSameSentAt(result.api) < scenario.pageSize) {
+					expect(lost).toEqual([]);
+					expect(result.polls.filter((p) => p.outcome.shortfall && p.outcome.shortfall !== 'stopped')).toEqual([]);
+				}
+			}),
+			{ numRuns: 1500 },
+		);
+	});
+
+	it('results newest first: every message arrives exactly once when no request matches a page or more', async () => {
+		await fc.assert(
+			fc.asyncProperty(scenarios({ order: 'newestFirst', pageSizes: fc.integer({ min: 2, max: 60 }), maxBurst: 12 }), async (scenario) => {
+				const result = await run(scenario);
+				const lost = checkAlways(result);
+				if (result.api.overfull === 0) expect(lost).toEqual([]);
+			}),
+			{ numRuns: 1500 },
+		);
+	});
+
+	it('at the real page size: bursts over 1,000, oldest first, drained in one poll (ceil(N/200) + 1 requests with distinct sentAt)', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.integer({ min: 1001, max: 3000 }),
+				fc.integer({ min: 0, max: 150 }),
+				fc.boolean(),
+				async (count, sameSentAt, spreadOut) => {
+					const api = new ModelApi('oldestFirst');
+					const settings: CursorSettings = { lookBackMs: 5 * 60 * SECOND, pageSize: 200, maxSeen: 5000 };
+					let state = baseline(T0);
+					const first = await runPoll(state, (r) => api.fetch(r), { settings, now: () => T0 });
+					state = first.state;
+					// `count` messages over a minute; a group of `sameSentAt` share the first sentAt.
+					const now = T0 + 120 * SECOND;
+					api.arrive(
+						Array.from({ length: count }, (_, i) => (i < sameSentAt ? T0 + SECOND : T0 + SECOND + (spreadOut ? i * 40 : Math.floor(i / 150)))),
+						now,
+					);
+					const before = api.requests;
+					const outcome = await runPoll(parseState(JSON.parse(JSON.stringify(state))) as typeof state, (r) => api.fetch(r), { settings, now: () => now });
+					expect(outcome.emit.map((r) => r.id)).toEqual(api.messages.map((m) => m.id));
+					expect(outcome.shortfall).toBeUndefined();
+					// Each page after the first re-reads the messages at its inclusive `since`; with distinct
+					// sentAt that is one, and the cost stays within ceil(N/200) + 1.
+					if (spreadOut) expect(api.requests - before).toBeLessThanOrEqual(Math.ceil(count / 200) + 1);
+				},
+			),
+			{ numRuns: 25 },
+		);
+	});
+
+	it('at the real page size, newest first: a burst over a page yields the newest 200, each once, and says new messages were out of reach', async () => {
+		const api = new ModelApi('newestFirst');
+		const settings: CursorSettings = { lookBackMs: 5 * 60 * SECOND, pageSize: 200, maxSeen: 5000 };
+		const state = (await runPoll(baseline(T0), (r) => api.fetch(r), { settings, now: () => T0 })).state;
+		const now = T0 + 60 * SECOND;
+		api.arrive(
+			Array.from({ length: 1000 }, (_, i) => T0 + i * 10),
+			now,
+		);
+		const before = api.requests;
+		const outcome = await runPoll(state, (r) => api.fetch(r), { settings, now: () => now });
+		expect(outcome.emit.map((r) => r.id)).toEqual(api.messages.slice(800).map((m) => m.id));
+		expect(outcome).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true });
+		expect(api.requests - before).toBe(1);
+	});
+
+	it('with few ids remembered, still never twice (the floor rises past dropped ids)', async () => {
+		await fc.assert(
+			fc.asyncProperty(scenarios({ pageSizes: fc.integer({ min: 2, max: 12 }), maxBurst: 30, maxSeen: 8 }), async (scenario) => {
+				const result = await run(scenario);
+				expect(new Set(result.emitted).size).toBe(result.emitted.length);
+				for (const { outcome } of result.polls) expect(outcome.state.seen.length).toBeLessThanOrEqual(8);
+			}),
+			{ numRuns: 800 },
+		);
+	});
+});

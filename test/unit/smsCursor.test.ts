@@ -1,0 +1,273 @@
+/**
+ * The inbound-SMS cursor, case by case: what each request asks for, what a poll emits and
+ * what it stores. The random schedules are in smsCursor.property.test.ts.
+ */
+import {
+	baseline,
+	beginPoll,
+	type CursorSettings,
+	type CursorState,
+	endPoll,
+	type PageRequest,
+	pageOrder,
+	parseState,
+	readPage,
+	runPoll,
+	type SmsOrder,
+	stopPoll,
+} from '../../nodes/CommsAccountSmsTrigger/cursor';
+import type { SmsPage, SmsRecord } from '../../nodes/shared/smsPaging';
+
+const T0 = Date.parse('2026-03-01T09:00:00.000Z');
+const at = (seconds: number) => T0 + seconds * 1000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A server as the sandbox: inclusive since, the first `limit` in its order. */
+class Api {
+	messages: Array<{ id: string; sentAt: number; seq: number }> = [];
+	requests: PageRequest[] = [];
+	constructor(public order: SmsOrder = 'oldestFirst') {}
+
+	add(...sentAts: number[]): string[] {
+		return sentAts.map((sentAt) => {
+			const seq = this.messages.length;
+			const id = `sms_${seq}`;
+			this.messages.push({ id, sentAt, seq });
+			return id;
+		});
+	}
+
+	fetch = async (request: PageRequest): Promise<SmsPage> => {
+		this.requests.push(request);
+		const since = Date.parse(request.since);
+		const d = this.order === 'oldestFirst' ? 1 : -1;
+		const page = this.messages.filter((m) => m.sentAt >= since).sort((a, b) => d * (a.sentAt - b.sentAt || a.seq - b.seq)).slice(0, request.limit);
+		return { messages: page.map((m) => ({ id: m.id, sentAt: iso(m.sentAt), direction: 'received' })), nextSince: page.length ? iso(Math.min(...page.map((m) => m.sentAt))) : null };
+	};
+}
+
+const settings = (over: Partial<CursorSettings> = {}): CursorSettings => ({ lookBackMs: 60_000, pageSize: 3, maxSeen: 100, ...over });
+const ids = (records: SmsRecord[]) => records.map((r) => r.id);
+
+async function poll(api: Api, state: CursorState, nowMs: number, over: Partial<CursorSettings> = {}) {
+	return await runPoll(state, api.fetch, { settings: settings(over), now: () => nowMs });
+}
+
+describe('first poll', () => {
+	it('asks from the baseline: nothing sent before it, even inside the look-back window', async () => {
+		const api = new Api();
+		api.add(at(-30), at(-1));
+		const [fresh] = api.add(at(0));
+		const outcome = await poll(api, baseline(at(0)), at(5));
+		expect(api.requests).toEqual([{ since: iso(at(0)), limit: 3 }]);
+		expect(ids(outcome.emit)).toEqual([fresh]);
+		expect(outcome.state).toEqual({ v: 1, cursor: at(0), floor: at(0), seen: [[fresh, at(0)]] });
+	});
+});
+
+describe('later polls', () => {
+	it('look back from the cursor; the messages at the cursor come back and are told apart by id', async () => {
+		const api = new Api();
+		const [a] = api.add(at(10));
+		let { state } = await poll(api, baseline(at(0)), at(10));
+		const [b] = api.add(at(10)); // same sentAt as the cursor, stored later
+		const outcome = await poll(api, state, at(20));
+		expect(api.requests[1].since).toBe(iso(at(0))); // cursor 10 s - 60 s, but not before the baseline
+		expect(ids(outcome.emit)).toEqual([b]);
+		state = outcome.state;
+		expect(state.seen.map(([id]) => id)).toEqual([a, b]);
+		expect((await poll(api, state, at(30))).emit).toEqual([]);
+	});
+
+	it('find a message stored late with a sentAt inside the window, and not one older than it', async () => {
+		const api = new Api();
+		api.add(at(100));
+		let { state } = await poll(api, baseline(at(0)), at(100));
+		const [inside] = api.add(at(45)); // 55 s before the cursor: inside the 60 s window
+		api.add(at(30)); // 70 s before: outside
+		const outcome = await poll(api, state, at(110));
+		expect(ids(outcome.emit)).toEqual([inside]);
+		state = outcome.state;
+		expect(state.cursor).toBe(at(100));
+	});
+
+	it('an idle poll is one request', async () => {
+		const api = new Api();
+		api.add(at(1), at(2));
+		const { state } = await poll(api, baseline(at(0)), at(5));
+		api.requests = [];
+		expect((await poll(api, state, at(65))).emit).toEqual([]);
+		expect(api.requests).toHaveLength(1);
+	});
+});
+
+describe('draining more than a page', () => {
+	it('oldest first: pages forward from the newest sentAt of each page, in the same poll', async () => {
+		const api = new Api('oldestFirst');
+		const sent = api.add(at(1), at(2), at(3), at(4), at(5), at(6), at(7));
+		const outcome = await poll(api, baseline(at(0)), at(10));
+		expect(ids(outcome.emit)).toEqual(sent);
+		expect(api.requests.map((r) => r.since)).toEqual([iso(at(0)), iso(at(3)), iso(at(5)), iso(at(7))]);
+		expect(outcome.shortfall).toBeUndefined();
+	});
+
+	it('oldest first, several sharing a sentAt across a page boundary: each once, in arrival order', async () => {
+		const api = new Api('oldestFirst');
+		const sent = api.add(at(1), at(2), at(2), at(3), at(4));
+		expect(ids((await poll(api, baseline(at(0)), at(10))).emit)).toEqual(sent);
+		expect(api.requests.map((r) => r.since)).toEqual([iso(at(0)), iso(at(2)), iso(at(3))]);
+	});
+
+	it('newest first: emitted oldest first, equal sentAt in arrival order', async () => {
+		const api = new Api('newestFirst');
+		const sent = api.add(at(1), at(2), at(2));
+		const outcome = await poll(api, baseline(at(0)), at(10), { pageSize: 5 });
+		expect(ids(outcome.emit)).toEqual(sent);
+		expect(outcome.state.order).toBe('newestFirst');
+	});
+
+	it('newest first, a full page: the newest page, and a warning when new messages were out of reach', async () => {
+		const api = new Api('newestFirst');
+		const sent = api.add(at(1), at(2), at(3), at(4), at(5));
+		const outcome = await poll(api, baseline(at(0)), at(10));
+		expect(ids(outcome.emit)).toEqual(sent.slice(2));
+		expect(outcome).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true, pages: 1 });
+		expect(api.requests).toHaveLength(1);
+	});
+
+	it('newest first, a full page reaching below the cursor: every new message was on it, so no warning', async () => {
+		const api = new Api('newestFirst');
+		api.add(at(1), at(2), at(3));
+		let { state } = await poll(api, baseline(at(0)), at(10), { pageSize: 5 });
+		const [fresh] = api.add(at(11));
+		const outcome = await poll(api, state, at(12));
+		state = outcome.state;
+		expect(ids(outcome.emit)).toEqual([fresh]);
+		expect(outcome).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: false });
+	});
+
+	it('a whole page at one sentAt cannot be paged past, in either order: it stops and says so', async () => {
+		for (const order of ['oldestFirst', 'newestFirst'] as const) {
+			const api = new Api(order);
+			api.add(at(1), at(1), at(1), at(1));
+			const outcome = await poll(api, baseline(at(1)), at(10));
+			expect(outcome.emit).toHaveLength(3);
+			expect(outcome).toMatchObject({ shortfall: 'sameSentAt', newMayBeHidden: true });
+			expect(api.requests).toHaveLength(1);
+		}
+	});
+
+	it('a server that ignores since, or answers in no order, cannot make it loop', async () => {
+		const ignoring = new Api('oldestFirst');
+		ignoring.add(at(1), at(2), at(3), at(4));
+		const stuck = await runPoll(baseline(at(0)), async () => await ignoring.fetch({ since: iso(at(0)), limit: 3 }), { settings: settings(), now: () => at(10) });
+		expect(stuck).toMatchObject({ shortfall: 'noProgress', pages: 2 });
+		expect(stuck.emit).toHaveLength(3);
+
+		const page = { messages: [{ id: 'x', sentAt: iso(at(2)) }, { id: 'y', sentAt: iso(at(1)) }, { id: 'z', sentAt: iso(at(3)) }] };
+		expect(pageOrder(page.messages)).toBe('unordered');
+		const unordered = await runPoll(baseline(at(0)), async () => page, { settings: settings(), now: () => at(10) });
+		expect(unordered).toMatchObject({ shortfall: 'unordered', pages: 1 });
+		expect(ids(unordered.emit)).toEqual(['y', 'x', 'z']);
+	});
+});
+
+describe('all or nothing', () => {
+	it('a page failing part way leaves nothing behind: the next poll reads it all again', async () => {
+		const api = new Api('oldestFirst');
+		const sent = api.add(at(1), at(2), at(3), at(4));
+		const start = baseline(at(0));
+		const stored = JSON.stringify(start);
+		let calls = 0;
+		await expect(
+			runPoll(start, async (r) => {
+				if (++calls === 2) throw new Error('HTTP 500');
+				return await api.fetch(r);
+			}, { settings: settings(), now: () => at(10) }),
+		).rejects.toThrow('HTTP 500');
+		expect(JSON.stringify(start)).toBe(stored);
+		expect(ids((await poll(api, parseState(JSON.parse(stored)) as CursorState, at(10))).emit)).toEqual(sent);
+	});
+
+	it('a poll stopped by its budget emits what it read and moves the cursor only that far', async () => {
+		const api = new Api('oldestFirst');
+		const sent = api.add(at(1), at(2), at(3), at(4), at(5), at(6), at(7));
+		let pages = 0;
+		const first = await runPoll(baseline(at(0)), async (r) => (pages++, await api.fetch(r)), { settings: settings(), now: () => at(10), keepReading: () => pages < 2 });
+		expect(first).toMatchObject({ shortfall: 'stopped', pages: 2 });
+		expect(ids(first.emit)).toEqual(sent.slice(0, 5));
+		expect(first.state.cursor).toBe(at(5));
+		const second = await poll(api, first.state, at(70));
+		expect(ids(second.emit)).toEqual(sent.slice(5));
+	});
+
+	it('stopPoll on a finished poll changes nothing', () => {
+		const p = beginPoll(baseline(at(0)), settings());
+		readPage(p, { messages: [] });
+		stopPoll(p);
+		expect(endPoll(p, at(1)).shortfall).toBeUndefined();
+	});
+
+	it('without durable cursors, a crash after the emit and before the save repeats that poll, and only that poll', async () => {
+		const api = new Api();
+		api.add(at(1));
+		const saved = (await poll(api, baseline(at(0)), at(2))).state;
+		const [b, c] = api.add(at(3), at(4));
+		const lostSave = await poll(api, saved, at(5)); // emitted, then n8n stops before storing its state
+		expect(ids(lostSave.emit)).toEqual([b, c]);
+		const again = await poll(api, saved, at(65)); // restart from the state stored before
+		expect(ids(again.emit)).toEqual([b, c]);
+	});
+});
+
+describe('the clock and the bounds', () => {
+	it('the cursor never moves past the clock, so one message dated in the future hides nothing after it', async () => {
+		const api = new Api();
+		const [future] = api.add(at(3600));
+		let outcome = await poll(api, baseline(at(0)), at(10));
+		expect(ids(outcome.emit)).toEqual([future]);
+		expect(outcome.state.cursor).toBe(at(10));
+		const [next] = api.add(at(20));
+		outcome = await poll(api, outcome.state, at(30));
+		expect(ids(outcome.emit)).toEqual([next]);
+		expect(outcome.state.seen.map(([id]) => id)).toEqual([next, future]);
+	});
+
+	it('remembers ids only while a poll can return them (bounded in age)', async () => {
+		const api = new Api();
+		api.add(at(1), at(2));
+		let { state } = await poll(api, baseline(at(0)), at(2));
+		api.add(at(100));
+		state = (await poll(api, state, at(100))).state;
+		expect(state.seen.map(([, t]) => t)).toEqual([at(100)]);
+	});
+
+	it('remembers at most maxSeen ids; the floor rises past the dropped ones, whole sentAt groups at a time', async () => {
+		const api = new Api();
+		api.add(at(1), at(2), at(2), at(3), at(4));
+		const outcome = await poll(api, baseline(at(0)), at(5), { maxSeen: 3, pageSize: 10 });
+		expect(outcome.state.seen.map(([, t]) => t)).toEqual([at(3), at(4)]);
+		expect(outcome.state.floor).toBe(at(2) + 1);
+		api.requests = [];
+		expect((await poll(api, outcome.state, at(6), { maxSeen: 3, pageSize: 10 })).emit).toEqual([]);
+		expect(api.requests[0].since).toBe(iso(at(2) + 1));
+	});
+
+	it('messages without a readable sentAt are emitted once, last, and do not move the cursor', async () => {
+		const p = beginPoll(baseline(at(0)), settings({ pageSize: 10 }));
+		readPage(p, { messages: [{ id: 'odd' }, { id: 'a', sentAt: iso(at(2)) }] });
+		const outcome = endPoll(p, at(5));
+		expect(ids(outcome.emit)).toEqual(['a', 'odd']);
+		expect(outcome.state.cursor).toBe(at(2));
+		expect(outcome.state.seen).toEqual([['odd', at(2)], ['a', at(2)]]);
+	});
+
+	it('parseState takes only a state of ours', () => {
+		const state: CursorState = { v: 1, cursor: 5, floor: 1, seen: [['a', 3]], order: 'newestFirst' };
+		expect(parseState(JSON.parse(JSON.stringify(state)))).toEqual(state);
+		for (const junk of [undefined, null, 'x', {}, { ...state, v: 2 }, { ...state, cursor: '5' }, { ...state, seen: [['a']] }, { ...state, seen: {} }]) {
+			expect(parseState(junk)).toBeUndefined();
+		}
+		expect(parseState({ ...state, order: 'sideways' })).toEqual({ v: 1, cursor: 5, floor: 1, seen: [['a', 3]] });
+	});
+});
