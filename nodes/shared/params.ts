@@ -4,7 +4,7 @@
  * says which are accepted where). Every failure names the parameter and the value, and is
  * thrown before any request is made.
  */
-import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IGetNodeParameterOptions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { normalisePhoneNumber } from './phone';
@@ -23,6 +23,23 @@ export function shown(value: unknown): string {
 	if (text !== undefined) return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 	if (value === null || value === undefined) return '';
 	return Object.prototype.toString.call(value).slice(8, -1);
+}
+
+/**
+ * The readers for a context whose parameters belong to no item (poll and webhook contexts):
+ * every reader is then called with item 0.
+ */
+export function itemlessSource(ctx: {
+	getNode(): INode;
+	getNodeParameter(name: string, fallbackValue?: unknown, options?: IGetNodeParameterOptions): unknown;
+	getTimezone(): string;
+}): ParameterSource {
+	return {
+		getNode: () => ctx.getNode(),
+		getTimezone: () => ctx.getTimezone(),
+		getNodeParameter: ((name: string, _itemIndex: number, fallbackValue?: unknown, options?: IGetNodeParameterOptions) =>
+			ctx.getNodeParameter(name, fallbackValue, options)) as ParameterSource['getNodeParameter'],
+	};
 }
 
 function fail(ctx: ParameterSource, i: number, message: string, description?: string): never {

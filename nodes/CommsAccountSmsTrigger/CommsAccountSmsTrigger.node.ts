@@ -1,0 +1,162 @@
+import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { defaultCountryOption, phoneDocIdLocator } from '../shared/descriptions';
+import { getNumbers } from '../shared/numbers';
+import { itemlessSource, locatorValue, options, phoneNumber, shown } from '../shared/params';
+import { ACCOUNT_CREDENTIAL, getConnection } from '../shared/transport';
+import { baseline, DEFAULT_LOOK_BACK_MINUTES, DEFAULT_SETTINGS, parseState, runPoll, type PollOutcome } from './cursor';
+import { failureOf } from './failure';
+import { fetchReceived, type InboxFilter, latestReceived } from './inbox';
+
+/** Where the cursor lives in the node's static data. */
+const STATE_KEY = 'smsCursor';
+/** n8n's poll budget when the context does not say (older n8n): 5 minutes. */
+const DEFAULT_BUDGET_MS = 5 * 60_000;
+/** Share of the budget after which no new page is asked for, leaving room for the last one. */
+const BUDGET_SHARE = 0.75;
+
+/** A whole number of minutes of at least 0 from the options; `label` names it in the error. */
+function minutes(ctx: IPollFunctions, name: string, label: string, fallback: number): number {
+	const value = options(itemlessSource(ctx), 0)[name] ?? fallback;
+	const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+	if (!Number.isFinite(number) || number < 0) {
+		throw new NodeOperationError(ctx.getNode(), `${label} "${shown(value)}" must be a number of minutes, 0 or more`, { failure: { cause: 'configuration-invalid' } });
+	}
+	return number;
+}
+
+function readFilter(ctx: IPollFunctions): InboxFilter {
+	const source = itemlessSource(ctx);
+	const phoneDocId = locatorValue(ctx.getNodeParameter('phoneDocId', '', { extractValue: true }));
+	const raw = ctx.getNodeParameter('peer', '') as unknown;
+	let peer = '';
+	if (raw !== '' && raw !== null && raw !== undefined) {
+		try {
+			peer = phoneNumber(source, 0, raw, 'Peer');
+		} catch (error) {
+			throw new NodeOperationError(ctx.getNode(), error as Error, { failure: { cause: 'configuration-invalid' } });
+		}
+	}
+	return { phoneDocId, peer };
+}
+
+/** The error to throw: n8n's own error types, with the cause declared for n8n's poll backoff. */
+function declared(ctx: IPollFunctions, error: unknown): NodeApiError | NodeOperationError {
+	const failure = (error as { failure?: unknown })?.failure ? undefined : failureOf(error);
+	if (error instanceof NodeApiError) return new NodeApiError(ctx.getNode(), error as unknown as JsonObject, failure ? { failure } : {});
+	return new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error), failure ? { failure } : {});
+}
+
+function report(ctx: IPollFunctions, outcome: PollOutcome): void {
+	if (outcome.newMayBeHidden) {
+		ctx.logger.warn(
+			outcome.shortfall === 'newestFirstFull'
+				? `Comms Account SMS Trigger: more SMS arrived since the last poll than one page (200) holds, and the API returns the newest first, so the older of them could not be read. Split the trigger by Phone Number or Peer to stay under 200 per poll.`
+				: `Comms Account SMS Trigger: more than one page (200) of SMS share one sent time, or the API ignored the since filter (${outcome.shortfall}); messages beyond the page could not be read.`,
+		);
+	} else if (outcome.shortfall === 'stopped') {
+		ctx.logger.info(`Comms Account SMS Trigger: poll budget reached after ${outcome.pages} pages; the rest is read on the next poll.`);
+	}
+}
+
+export class CommsAccountSmsTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Comms Account SMS Trigger',
+		name: 'commsAccountSmsTrigger',
+		icon: { light: 'file:../../icons/comms.svg', dark: 'file:../../icons/comms.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '=SMS received',
+		description: 'Starts the workflow when an SMS arrives on one of your Comms Account numbers',
+		defaults: { name: 'Comms Account SMS Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'commsAccountApi', required: true }],
+		properties: [
+			{
+				...phoneDocIdLocator,
+				required: false,
+				description: 'Only SMS received on this number. Leave empty to start on SMS to any number of the account.',
+			},
+			{
+				displayName: 'Peer',
+				name: 'peer',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. +44 7700 900123',
+				description: 'Only SMS from this phone number. International form, or national form with the Default Country option. Leave empty for any sender.',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					defaultCountryOption,
+					{
+						displayName: 'Include Last Minutes',
+						name: 'includeLastMinutes',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 0,
+						description:
+							'On the first poll after the workflow is published, also start for SMS received in the last this many minutes. 0 starts from that moment: no history.',
+					},
+					{
+						displayName: 'Late Arrival Window (Minutes)',
+						name: 'lookBackMinutes',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: DEFAULT_LOOK_BACK_MINUTES,
+						description:
+							'Each poll also looks this far back, for SMS the API stores late with an earlier sent time. Messages stored later than this are missed.',
+					},
+				],
+			},
+		],
+	};
+
+	methods = { listSearch: { getNumbers } };
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		try {
+			await getConnection(this, ACCOUNT_CREDENTIAL).catch((error: unknown) => {
+				// The credential's own rules (key prefix, HTTPS): someone has to fix the credential.
+				throw new NodeOperationError(this.getNode(), error as Error, { failure: { cause: 'credential-invalid' } });
+			});
+			const filter = readFilter(this);
+
+			// "Fetch Test Event": the latest received message; the cursor is neither read nor moved.
+			if (this.getMode() === 'manual') return [this.helpers.returnJsonArray([await latestReceived(this, filter, Date.now())])];
+
+			const includeLastMinutes = minutes(this, 'includeLastMinutes', 'Include Last Minutes', 0);
+			const lookBackMinutes = minutes(this, 'lookBackMinutes', 'Late Arrival Window (Minutes)', DEFAULT_LOOK_BACK_MINUTES);
+			const staticData = this.getWorkflowStaticData('node');
+			const stored = parseState(staticData[STATE_KEY]);
+			if (staticData[STATE_KEY] !== undefined && !stored) this.logger.warn('Comms Account SMS Trigger: the stored cursor could not be read; starting again from now');
+			// First activation: from now (or the last Include Last Minutes), never the whole history.
+			const state = stored ?? baseline(Date.now() - includeLastMinutes * 60_000);
+
+			const started = Date.now();
+			const budgetMs = (this as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>).getPollBudgetMs?.() ?? DEFAULT_BUDGET_MS;
+			const outcome = await runPoll(state, async (request) => await fetchReceived(this, filter, request), {
+				settings: { ...DEFAULT_SETTINGS, lookBackMs: lookBackMinutes * 60_000 },
+				now: () => Date.now(),
+				keepReading: () => Date.now() - started < budgetMs * BUDGET_SHARE,
+			});
+
+			// Every page of this poll has been read: only now does the cursor move.
+			staticData[STATE_KEY] = outcome.state as unknown as IDataObject;
+			report(this, outcome);
+			return outcome.emit.length ? [this.helpers.returnJsonArray(outcome.emit as IDataObject[])] : null;
+		} catch (error) {
+			// Thrown in both modes: a test run shows it; an active workflow's poller reads the
+			// declared cause to back off (a 429 for its wait, a dead key or suspended account for
+			// longest) and the next poll starts from the cursor this one left untouched.
+			throw declared(this, error);
+		}
+	}
+}

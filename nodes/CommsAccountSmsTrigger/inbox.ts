@@ -1,0 +1,74 @@
+/**
+ * What the trigger reads from GET /v1/sms: pages of received messages for the cursor, and the
+ * latest received message for "Fetch Test Event".
+ */
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { accountApiRequest } from '../shared/transport';
+import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../shared/smsPaging';
+import { type PageRequest, pageOrder } from './cursor';
+
+export interface InboxFilter {
+	/** Only this number (empty: every number of the account). */
+	phoneDocId: string;
+	/** Only messages from this E.164 number (empty: any sender). */
+	peer: string;
+}
+
+/** One page of received messages. */
+export async function fetchReceived(ctx: IPollFunctions, filter: InboxFilter, request: Partial<PageRequest>): Promise<SmsPage> {
+	const body = await accountApiRequest(ctx, {
+		method: 'GET',
+		path: '/v1/sms',
+		qs: { direction: 'received', phoneDocId: filter.phoneDocId, peer: filter.peer, since: request.since, limit: request.limit ?? MAX_PAGE_SIZE },
+	});
+	return { messages: Array.isArray(body.messages) ? (body.messages as SmsRecord[]) : [], nextSince: body.nextSince };
+}
+
+const HOUR = 60 * 60_000;
+/** Where the latest message is looked for first: recent windows are one request on any server. */
+const WINDOWS_MS = [HOUR, 24 * HOUR, 30 * 24 * HOUR, undefined];
+/** Pages read forward in one window when results come oldest first. */
+const MAX_PAGES_PER_WINDOW = 10;
+
+function timeOf(record: SmsRecord): number {
+	const ms = typeof record.sentAt === 'string' ? Date.parse(record.sentAt) : NaN;
+	return Number.isNaN(ms) ? -Infinity : ms;
+}
+
+/** The latest message of a page: the newest sentAt; among equals, the one the server received last. */
+export function latestOf(messages: SmsRecord[]): SmsRecord | undefined {
+	const oldestFirst = pageOrder(messages) === 'oldestFirst';
+	let best: SmsRecord | undefined;
+	for (const record of messages) {
+		if (!best || timeOf(record) > timeOf(best) || (oldestFirst && timeOf(record) === timeOf(best))) best = record;
+	}
+	return best;
+}
+
+/**
+ * The latest received message, for a test run. Looks in the last hour, day and 30 days, then
+ * everywhere; within a window, results oldest first are paged forward to their end. Never
+ * touches the cursor.
+ */
+export async function latestReceived(ctx: IPollFunctions, filter: InboxFilter, nowMs: number): Promise<IDataObject> {
+	for (const windowMs of WINDOWS_MS) {
+		let since = windowMs === undefined ? undefined : new Date(nowMs - windowMs).toISOString();
+		let best: SmsRecord | undefined;
+		for (let page = 0; page < MAX_PAGES_PER_WINDOW; page++) {
+			const { messages } = await fetchReceived(ctx, filter, { since, limit: MAX_PAGE_SIZE });
+			const latest = latestOf(best ? [best, ...messages] : messages);
+			best = latest;
+			if (messages.length < MAX_PAGE_SIZE || pageOrder(messages) !== 'oldestFirst') break;
+			const next = latest?.sentAt;
+			if (typeof next !== 'string' || next === since) break;
+			since = next;
+		}
+		if (best) return best as IDataObject;
+	}
+	const where = [filter.phoneDocId && `on ${filter.phoneDocId}`, filter.peer && `from ${filter.peer}`].filter(Boolean).join(' ');
+	throw new NodeOperationError(ctx.getNode(), `No SMS has been received${where ? ` ${where}` : ''} yet, so there is no test event to show`, {
+		description: 'Send an SMS to one of your numbers (with the sandbox: POST /_sandbox/sms/inbound), then fetch the test event again. When the workflow is active, every new SMS starts it.',
+	});
+}
