@@ -7,6 +7,7 @@ export { runCredentialTest } from './credentialTest';
 export { CREDENTIAL_REFS, START, singleNodeWorkflow } from './workflows';
 export { prepareN8nEnvironment } from './environment';
 export { usePublishedPackage } from './package';
+export { PollHarness, type PollHarnessOptions, type PollOptions, type PollRun } from './poll';
 export { WebhookHarness, type WebhookCall, type WebhookHarnessOptions, type WebhookReply, type WebhookRequest } from './webhook';
 // For benchmarks, which run the API's limits on a shorter window: the limiter registry of the
 // very node code this harness loads.
