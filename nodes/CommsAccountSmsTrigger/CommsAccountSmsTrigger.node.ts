@@ -5,7 +5,7 @@ import { defaultCountryOption, phoneDocIdLocator } from '../shared/descriptions'
 import { getNumbers } from '../shared/numbers';
 import { itemlessSource, locatorValue, options, phoneNumber, shown } from '../shared/params';
 import { ACCOUNT_CREDENTIAL, getConnection } from '../shared/transport';
-import { baseline, DEFAULT_LOOK_BACK_MINUTES, DEFAULT_SETTINGS, parseState, runPoll, type PollOutcome } from './cursor';
+import { baseline, DEFAULT_LOOK_BACK_MINUTES, DEFAULT_SETTINGS, pageOrder, parseState, runPoll, type PollOutcome } from './cursor';
 import { failureOf } from './failure';
 import { fetchReceived, type InboxFilter, latestReceived } from './inbox';
 
@@ -146,6 +146,11 @@ export class CommsAccountSmsTrigger implements INodeType {
 				settings: { ...DEFAULT_SETTINGS, lookBackMs: lookBackMinutes * 60_000 },
 				now: () => Date.now(),
 				keepReading: () => Date.now() - started < budgetMs * BUDGET_SHARE,
+				// Once: a page of the latest messages, to see which way the server sorts.
+				probeOrder: async () => {
+					const order = pageOrder((await fetchReceived(this, filter, {})).messages);
+					return order === 'unordered' ? undefined : order;
+				},
 			});
 
 			// Every page of this poll has been read: only now does the cursor move.

@@ -26,7 +26,8 @@
  *   that fails part way is dropped with everything it read; the next one starts from the
  *   same state and reads it again.
  * - **Oldest first**: a poll emits what it found sorted by `sentAt`, and messages sharing a
- *   `sentAt` in the order the server received them (as far as the pages show it).
+ *   `sentAt` in the order the server received them, as the server's order shows it (learnt
+ *   from any page with two sentAt values, or once by `probeOrder`, and then remembered).
  * - **Never past the clock**: the cursor never moves beyond the time the caller gives, so one
  *   message dated in the future cannot make the polls after it skip the messages that follow.
  */
@@ -298,6 +299,23 @@ export interface RunPollOptions {
 	now: () => number;
 	/** Asked before each request after the first: false ends the reading (the time budget). */
 	keepReading?: () => boolean;
+	/**
+	 * Asked, once in the trigger's life, when messages sharing a sentAt must be put in order and
+	 * no page has yet shown which way the server sorts: one more request that may show it.
+	 */
+	probeOrder?: () => Promise<SmsOrder | undefined>;
+}
+
+/** Whether messages sharing a sentAt came on a page that could not show the server's order. */
+export function tiesNeedOrder(poll: Poll): boolean {
+	if (poll.order ?? poll.start.order) return false;
+	const groups = new Set<string>();
+	for (const found of poll.found) {
+		const group = `${found.page}:${found.at}`;
+		if (groups.has(group)) return true;
+		groups.add(group);
+	}
+	return false;
 }
 
 /**
@@ -316,5 +334,6 @@ export async function runPoll(state: CursorState, fetchPage: (request: PageReque
 		readPage(poll, await fetchPage(poll.request));
 		pages++;
 	}
+	if (options.probeOrder && tiesNeedOrder(poll)) poll.order = await options.probeOrder();
 	return endPoll(poll, options.now());
 }

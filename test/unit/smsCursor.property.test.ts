@@ -111,6 +111,8 @@ interface RunResult {
 	emitted: string[];
 	polls: PollRecord[];
 	baselineMs: number;
+	/** How often the server's order was asked for. */
+	probes: number;
 }
 
 /** Runs a scenario; the trigger's state lives only as the JSON n8n would store. */
@@ -125,6 +127,7 @@ async function run(scenario: Scenario): Promise<RunResult> {
 		true,
 	);
 	let stored: string | undefined;
+	let probes = 0;
 	const emitted: string[] = [];
 	const polls: PollRecord[] = [];
 	const baselineMs = now - scenario.includeLastSeconds * SECOND;
@@ -143,7 +146,15 @@ async function run(scenario: Scenario): Promise<RunResult> {
 					pagesRead++;
 					return page;
 				},
-				{ settings, now: () => now, keepReading: () => budgetPages === undefined || pagesRead < budgetPages },
+				{
+					settings,
+					now: () => now,
+					keepReading: () => budgetPages === undefined || pagesRead < budgetPages,
+					probeOrder: async () => {
+						probes++;
+						return scenario.order;
+					},
+				},
 			);
 			stored = JSON.stringify(outcome.state);
 			for (const record of outcome.emit) emitted.push(String(record.id));
@@ -181,7 +192,7 @@ async function run(scenario: Scenario): Promise<RunResult> {
 		const outcome = await poll();
 		if (outcome && outcome.emit.length === 0 && outcome.shortfall !== 'stopped') break;
 	}
-	return { api, emitted, polls, baselineMs };
+	return { api, emitted, polls, baselineMs, probes };
 }
 
 function sentAtOf(api: ModelApi): Map<string, Message> {
@@ -189,7 +200,7 @@ function sentAtOf(api: ModelApi): Map<string, Message> {
 }
 
 /** The properties every run has. Returns the messages never emitted. */
-function checkAlways({ api, emitted, polls, baselineMs }: RunResult): Message[] {
+function checkAlways({ api, emitted, polls, baselineMs, probes }: RunResult): Message[] {
 	const byId = sentAtOf(api);
 	// Sent before the trigger's start (its baseline) is history, whenever it was stored.
 	const history = (m: Message | undefined) => !m || m.history || m.sentAt < baselineMs;
@@ -199,11 +210,16 @@ function checkAlways({ api, emitted, polls, baselineMs }: RunResult): Message[] 
 		expect(byId.has(id)).toBe(true);
 		expect(history(byId.get(id))).toBe(false);
 	}
-	// Each poll: oldest first.
+	// Each poll: oldest first, and messages sharing a sentAt in the order they were stored.
 	for (const { outcome } of polls) {
-		const times = outcome.emit.map((r) => Date.parse(String(r.sentAt)));
-		for (let i = 1; i < times.length; i++) expect(times[i]).toBeGreaterThanOrEqual(times[i - 1]);
+		const emittedNow = outcome.emit.map((r) => byId.get(String(r.id)) as Message);
+		for (let i = 1; i < emittedNow.length; i++) {
+			expect(emittedNow[i].sentAt).toBeGreaterThanOrEqual(emittedNow[i - 1].sentAt);
+			if (emittedNow[i].sentAt === emittedNow[i - 1].sentAt) expect(emittedNow[i].seq).toBeGreaterThan(emittedNow[i - 1].seq);
+		}
 	}
+	// The order is asked for at most once in the trigger's life.
+	expect(probes).toBeLessThanOrEqual(1);
 	const done = new Set(emitted);
 	const lost = api.messages.filter((m) => !history(m) && !done.has(m.id));
 	// No silent loss: a lost message was out of reach of a full page, and a poll said so;
