@@ -85,6 +85,44 @@ async function triggerDemo(sandbox, credentials) {
 	return problems;
 }
 
+/**
+ * The Comms Account SMS Trigger, polled the way n8n polls it (n8n-core's PollContext, its
+ * static data stored between polls): the workflow of examples/account-sms-trigger.json is
+ * published (its first poll starts from now: the sandbox's history starts nothing), an SMS
+ * arrives in the sandbox, the next poll starts the workflow with it and the reply goes out, and
+ * the poll after that starts nothing. Returns how many of those did not happen as they should.
+ */
+async function smsTriggerDemo(sandbox, credentials) {
+	const { PollHarness } = require(path.join(build, 'harness'));
+	const workflow = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'account-sms-trigger.json'), 'utf8'));
+	const [trigger] = workflow.nodes;
+	console.log(`▶ ${workflow.name}, published  (a Comms Account SMS Trigger polling the sandbox)`);
+	const harness = new PollHarness(workflow, { credentials });
+	let problems = 0;
+	const check = (ok, text) => {
+		console.log(`  ${ok ? '✓' : '✗'} ${text}`);
+		if (!ok) problems++;
+	};
+	const reads = () => sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/v1/sms').length;
+	let before = reads();
+	const activation = await harness.activate();
+	check(!activation.error && activation.items === null, `published: the first poll starts from now, so the SMS already in the inbox start nothing (${reads() - before} request)`);
+	const [sms] = sandbox.control.injectInboundSms({ from: '+447700900123', body: 'Hi, are you open on Saturday?' });
+	console.log(`  an SMS arrives from ${sms.fromNumber}: "${sms.body}"`);
+	before = reads();
+	const poll = await harness.poll();
+	const [run] = await harness.executions();
+	const reply = run?.output('Reply')[0];
+	check(poll.items?.length === 1 && poll.items[0].json.id === sms.id, `the next poll (${reads() - before} request) starts the workflow with it: ${trigger.name} → 1 item`);
+	if (poll.items) console.log(`      ${short(poll.items[0].json)}`);
+	check(!run?.error && reply?.json.to === sms.fromNumber, `Reply → SMS ${reply?.json.messageId} sent to ${reply?.json.to}`);
+	before = reads();
+	const again = await harness.poll();
+	check(!again.error && again.items === null && (await harness.executions()).length === 1, `the poll after that (${reads() - before} request) starts nothing: each SMS starts the workflow once`);
+	console.log('');
+	return problems;
+}
+
 async function main() {
 	const sandbox = await startSandbox({ port: 0 });
 	const credentials = {
@@ -120,6 +158,7 @@ async function main() {
 			console.log(`  (${Date.now() - started} ms)\n`);
 		}
 		if ((await triggerDemo(sandbox, credentials)) > 0) failed++;
+		if ((await smsTriggerDemo(sandbox, credentials)) > 0) failed++;
 		const received = sandbox.requests();
 		console.log(`The sandbox received ${received.length} API requests; the first few, keys masked as it logs them:`);
 		for (const entry of received.slice(0, 4)) console.log(`  ${entry.method} ${entry.path} → ${entry.status}  key ${entry.keyMask}`);
