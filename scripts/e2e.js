@@ -29,7 +29,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { spawn } = require('node:child_process');
+const crypto = require('node:crypto');
 const harness = require('./e2e/harness');
+const { collectNode, startCollector } = require('./e2e/collector');
+const { sleep, waitFor } = require('./e2e/live');
 const { ensureN8n } = require('./e2e/n8n-install');
 const { E2eError, log } = require('./e2e/proc');
 
@@ -38,6 +41,8 @@ const ACCOUNT_NODE_TYPE = 'n8n-nodes-comms-api.commsAccount';
 const ACCOUNT_CREDENTIAL_TYPE = 'commsAccountApi';
 const RUN_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS) || 15 * 60 * 1000;
 const MIN_NODE_MAJOR = 24;
+/** An ordinary customer in the sandbox (TEST_NUMBERS.customer). */
+const TEST_NUMBER = '+447700900123';
 
 // ---------------------------------------------------------------------------
 // Helpers any suite can use on a workflow or a request log.
@@ -171,6 +176,204 @@ async function checkAccountSendSms(view) {
 	log(`  sandbox saw ${numbersCalls.length} GET /v1/numbers and ${smsCalls.length} POST /v1/sms, each with the key`);
 }
 
+// ---------------------------------------------------------------------------
+// Live scenarios: published workflows in a running n8n (`n8n start`).
+// ---------------------------------------------------------------------------
+
+const SMS_TRIGGER_TYPE = 'n8n-nodes-comms-api.commsAccountSmsTrigger';
+const UNIFIED_TRIGGER_TYPE = 'n8n-nodes-comms-api.commsUnifiedTrigger';
+const UNIFIED_EVENTS = ['call.completed', 'call.failed', 'sms.delivered', 'sms.failed', 'email.delivered', 'email.bounced'];
+
+/** Trigger -> HTTP Request node that posts every item to the collector under `path`. */
+function triggerWorkflow(name, trigger, collectorUrl, path) {
+	return {
+		name,
+		nodes: [{ position: [0, 0], ...trigger }, collectNode('Collect', collectorUrl, path, [260, 0])],
+		connections: { [trigger.name]: { main: [[{ node: 'Collect', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+		publish: true,
+	};
+}
+
+function smsPolls(sandbox) {
+	return sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/v1/sms' && r.query.direction === 'received');
+}
+
+/**
+ * Comms Account SMS Trigger, published: history from before activation never reaches the
+ * workflow; SMS arriving afterwards each reach it exactly once, over more than one poll.
+ */
+const smsTriggerScenario = {
+	name: 'Comms Account SMS Trigger in a running n8n: each new SMS starts the workflow once, history does not',
+	credentials: (sandbox) => [
+		{ name: 'Comms Account (live)', type: ACCOUNT_CREDENTIAL_TYPE, data: { apiKey: sandbox.credentials.account.unrestricted, baseUrl: sandbox.accountBaseUrl } },
+	],
+	workflows: (sandbox, credentials) => {
+		// History that must not flood the workflow on activation.
+		sandbox.control.injectInboundSms({ from: '+447700900777', body: 'Before activation', count: 3 });
+		return [
+			triggerWorkflow(
+				'SMS trigger (live)',
+				{
+					id: 'sms-trigger',
+					name: 'On SMS',
+					type: SMS_TRIGGER_TYPE,
+					typeVersion: 1,
+					parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, options: {} },
+					credentials: { commsAccountApi: { id: credentials['Comms Account (live)'].id, name: 'Comms Account (live)' } },
+				},
+				sandbox.collector.url,
+				'/sms',
+			),
+		];
+	},
+	async run({ server: sandbox }) {
+		// Activation polls once to set the cursor at "now".
+		await waitFor('the SMS trigger\'s first poll', () => smsPolls(sandbox).length >= 1, { timeoutMs: 120000 });
+		await sleep(1500);
+		const sent = sandbox.control.injectInboundSms({ from: '+447700900778', body: 'After activation', count: 3, intervalSeconds: 1 });
+		const ids = sent.map((m) => m.id);
+		const polls = smsPolls(sandbox).length;
+		log(`  injected ${ids.length} SMS; waiting for the next poll (at most a minute)`);
+		const delivered = await waitFor('the new SMS to reach the workflow', () => (sandbox.collector.bodies('/sms').length >= ids.length ? sandbox.collector.bodies('/sms') : null), { timeoutMs: 150000 });
+		// One more poll after delivery must bring nothing twice.
+		const pollsAfter = smsPolls(sandbox).length;
+		await waitFor('one more poll', () => smsPolls(sandbox).length > pollsAfter, { timeoutMs: 150000 });
+		await sleep(3000);
+		const bodies = sandbox.collector.bodies('/sms');
+		const got = bodies.map((b) => b.id);
+		expect(JSON.stringify([...got].sort()) === JSON.stringify([...ids].sort()), `the workflow received ${JSON.stringify(got)}, expected each of ${JSON.stringify(ids)} once`);
+		expect(!bodies.some((b) => b.body === 'Before activation' || String(b.body).startsWith('Before activation')), 'history from before activation reached the workflow');
+		expect(delivered.every((b) => b.direction === 'received'), 'an item that is not a received SMS reached the workflow');
+		log(`  ${got.length} SMS reached the workflow once each over ${smsPolls(sandbox).length - polls + 1} polls; none of the 3 from before activation`);
+	},
+};
+
+function sign(body, secret) {
+	return crypto.createHmac('sha256', secret).update(body).digest('hex');
+}
+
+async function post(url, body, headers = {}) {
+	const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+	return { status: response.status, text: await response.text() };
+}
+
+/**
+ * Comms Unified Trigger, published: the sandbox's own signed call.completed starts the
+ * workflow; forged, altered, re-serialised and stale events get 401 and start nothing; a
+ * repeat inside the replay window, even three copies at once, starts it once.
+ */
+const webhookTriggerScenario = {
+	name: 'Comms Unified Trigger in a running n8n: signed events start the workflow once, forged ones get 401',
+	credentials: (sandbox) => [
+		{
+			name: 'Comms Unified (live)',
+			type: 'commsUnifiedApi',
+			data: { apiKey: sandbox.credentials.unified.test, endpointUrl: sandbox.unifiedUrl, webhookSecret: sandbox.credentials.webhookSecret },
+		},
+	],
+	workflows: (sandbox, credentials) => {
+		const webhookId = crypto.randomUUID();
+		sandbox.liveWebhookId = webhookId;
+		return [
+			triggerWorkflow(
+				'Webhook trigger (live)',
+				{
+					id: 'webhook-trigger',
+					name: 'On event',
+					type: UNIFIED_TRIGGER_TYPE,
+					typeVersion: 1,
+					webhookId,
+					parameters: { events: UNIFIED_EVENTS, options: { replayWindowSeconds: 3600 } },
+					credentials: { commsUnifiedApi: { id: credentials['Comms Unified (live)'].id, name: 'Comms Unified (live)' } },
+				},
+				sandbox.collector.url,
+				'/events',
+			),
+		];
+	},
+	async run({ url, server: sandbox }) {
+		const hook = `${url}/webhook/${sandbox.liveWebhookId}/webhook`;
+		const secret = sandbox.credentials.webhookSecret;
+		const events = () => sandbox.collector.bodies('/events');
+		// A GET to a registered POST-only production webhook answers "Did you mean to make a POST request?".
+		await waitFor('the production webhook to be registered', async () => {
+			const probe = await fetch(hook).catch(() => null);
+			return probe && (probe.status !== 404 || /POST request/i.test(await probe.text()));
+		});
+
+		// 1. The sandbox places a voice call whose webhook_url is the trigger; its signed call.completed arrives.
+		const made = await post(sandbox.unifiedUrl, JSON.stringify({ api_key: sandbox.credentials.unified.test, service: 'voice', action: 'make_call', data: { to: TEST_NUMBER, message: 'Hello from the e2e run', webhook_url: hook } }));
+		expect(made.status === 200, `voice/make_call answered ${made.status}: ${made.text.slice(0, 200)}`);
+		await sandbox.control.advanceClock(600);
+		const deliveries = await sandbox.control.flushWebhooks();
+		const delivery = deliveries.find((d) => d.url === hook && d.event === 'call.completed');
+		expect(delivery, `the sandbox delivered no call.completed to the trigger (deliveries: ${JSON.stringify(deliveries.map((d) => [d.event, d.responseStatus]))})`);
+		expect(delivery.responseStatus === 200, `the trigger answered the sandbox's signed event with ${delivery.responseStatus}`);
+		await waitFor('the call.completed execution', () => events().length >= 1);
+		expect(events()[0].event === 'call.completed', `the workflow got ${JSON.stringify(events()[0]).slice(0, 200)}`);
+
+		// 2. The same delivery again: 200, nothing new.
+		const repeat = await post(hook, delivery.body, delivery.headers);
+		expect(repeat.status === 200, `a repeat delivery answered ${repeat.status}`);
+
+		// 3. Forged, altered, unsigned, re-serialised: 401.
+		const altered = delivery.body.replace(/"duration":\s*(\d+)/, (_, d) => `"duration":${Number(d) + 1}`);
+		expect(altered !== delivery.body, 'could not alter the delivered body');
+		const refusals = [
+			['a body changed by one value', altered, delivery.headers],
+			['no signature', delivery.body, {}],
+			['re-serialised JSON', JSON.stringify(JSON.parse(delivery.body), null, 2), delivery.headers],
+			['a wrong signature', delivery.body, { 'x-signature': sign(delivery.body, 'not-the-secret') }],
+		];
+		for (const [what, body, headers] of refusals) {
+			const answer = await post(hook, body, headers);
+			expect(answer.status === 401, `${what}: answered ${answer.status}, expected 401`);
+			expect(!answer.text.includes(secret) && !answer.text.includes(sign(body, secret)), `${what}: the answer shows the secret or the expected signature`);
+		}
+
+		// 4. Stale: a signed event two hours old is outside the replay window.
+		const stale = JSON.stringify({ event: 'sms.delivered', timestamp: new Date(Date.now() - 2 * 3600_000).toISOString(), data: { message_id: 'sms_e2e_stale', to: TEST_NUMBER } });
+		expect((await post(hook, stale, { 'x-signature': sign(stale, secret) })).status === 401, 'a stale event was not refused with 401');
+
+		// 5. Three copies of a fresh signed event at the same moment (sha256= prefix): one execution.
+		const fresh = JSON.stringify({ event: 'sms.delivered', timestamp: new Date().toISOString(), data: { message_id: 'sms_e2e_fresh', to: TEST_NUMBER } });
+		const answers = await Promise.all([1, 2, 3].map(() => post(hook, fresh, { 'x-signature': `sha256=${sign(fresh, secret)}` })));
+		expect(answers.every((a) => a.status === 200), `simultaneous copies answered ${answers.map((a) => a.status).join(', ')}`);
+		await waitFor('the sms.delivered execution', () => events().length >= 2);
+		await sleep(3000);
+		const got = events().map((e) => e.event);
+		expect(JSON.stringify(got) === JSON.stringify(['call.completed', 'sms.delivered']), `the workflow ran for ${JSON.stringify(got)}, expected call.completed and sms.delivered once each`);
+		log(`  signed events ran once each (${got.join(', ')}); 5 forged, altered or stale events got 401`);
+	},
+};
+
+/** The display names of the package's nodes, read from the built files as n8n reads them. */
+function packageNodeNames(repo) {
+	const { n8n } = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
+	return n8n.nodes.map((entry) => {
+		const exported = require(path.join(repo, entry));
+		const Node = Object.values(exported)[0];
+		return new Node().description.displayName;
+	});
+}
+
+/** The editor in headless Chromium, as a new user meets it (scripts/e2e/editor.js). */
+function editorScenario(repo) {
+	return {
+		name: 'The editor in a real browser: nodes panel and icons, credential form, From list, Execute step, triggers',
+		async run({ url, server: sandbox, allWorkflows, packageName }) {
+			const { runEditorChecks } = require('./e2e/editor');
+			const triggers = [];
+			const sms = allWorkflows['SMS trigger (live)'];
+			if (sms) triggers.push({ name: 'Comms Account SMS Trigger', workflowId: sms.id, shows: ['Poll Times'] });
+			const hook = allWorkflows['Webhook trigger (live)'];
+			if (hook) triggers.push({ name: 'Comms Unified Trigger', workflowId: hook.id, shows: ['no way to register this URL', `/webhook/${sandbox.liveWebhookId}/webhook`] });
+			await runEditorChecks({ url, packageName, nodes: packageNodeNames(repo), sandbox, triggers });
+		},
+	};
+}
+
 /**
  * The suite `npm run test:e2e` runs: this package, the sandbox, the Account
  * example. `repo` is the package's directory (another one only to test this file).
@@ -192,7 +395,14 @@ function commsSuite({ repo = REPO } = {}) {
 		async startServer() {
 			const { startSandbox } = await loadSandbox(SANDBOX_MODULE);
 			if (typeof startSandbox !== 'function') throw new E2eError(`${SANDBOX_MODULE} does not export startSandbox()`);
-			const sandbox = await startSandbox({ port: 0 });
+			// autoSettleMs: webhooks go out and calls move on while nobody calls the API, as in life.
+			const sandbox = await startSandbox({ port: 0, autoSettleMs: 1000 });
+			sandbox.collector = await startCollector();
+			const stopSandbox = sandbox.stop.bind(sandbox);
+			sandbox.stop = async () => {
+				await sandbox.collector.stop();
+				await stopSandbox();
+			};
 			for (const field of ['accountBaseUrl', 'stop', 'requests']) {
 				if (!sandbox[field]) throw new E2eError(`startSandbox() resolved without "${field}"`);
 			}
@@ -217,6 +427,8 @@ function commsSuite({ repo = REPO } = {}) {
 				check: checkAccountSendSms,
 			},
 		],
+		// E2E_ONLY=<regular expression>: run only the live scenarios whose name matches (for work on one).
+		liveScenarios: [smsTriggerScenario, webhookTriggerScenario, editorScenario(repo)].filter((s) => !process.env.E2E_ONLY || new RegExp(process.env.E2E_ONLY, 'i').test(s.name)),
 	};
 }
 
@@ -256,7 +468,7 @@ async function reexecOnNode24IfNeeded() {
 }
 
 async function main(suite = commsSuite()) {
-	const total = suite.scenarios.length;
+	const total = suite.scenarios.length + (suite.liveScenarios || []).length;
 	const onSignal = (signal) => {
 		log(`${signal}: stopping`);
 		harness.abortCurrent();

@@ -13,6 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { ensureN8n, npmEnv } = require('./n8n-install');
 const { E2eError, freePort, killAllChildren, log, run } = require('./proc');
+const { startN8n } = require('./live');
 
 /** Time limits for one n8n CLI command and one shallow npm install. */
 const N8N_COMMAND_TIMEOUT_MS = Number(process.env.N8N_E2E_COMMAND_TIMEOUT_MS) || 3 * 60 * 1000;
@@ -378,10 +379,18 @@ async function runSuite(suite, options = {}) {
 			workflow.name = workflow.name || scenario.name;
 			return { scenario, credentials, workflow };
 		});
+		// Live scenarios run against `n8n start`; their workflows are imported with the rest and
+		// published (activated) before the server starts.
+		const live = (suite.liveScenarios || []).map((scenario) => {
+			const credentials = (scenario.credentials ? scenario.credentials(server) : []).map((credential) => ({ id: n8nId(), ...credential }));
+			const byName = Object.fromEntries(credentials.map((c) => [c.name, { id: c.id, name: c.name, type: c.type }]));
+			const workflows = (scenario.workflows ? scenario.workflows(server, byName) : []).map((workflow) => ({ ...workflow, id: n8nId() }));
+			return { scenario, credentials, workflows };
+		});
 		const credentialsFile = path.join(tempRoot, 'credentials.json');
 		const workflowsFile = path.join(tempRoot, 'workflows.json');
-		writeJson(credentialsFile, prepared.flatMap((p) => p.credentials));
-		writeJson(workflowsFile, prepared.map((p) => p.workflow));
+		writeJson(credentialsFile, [...prepared.flatMap((p) => p.credentials), ...live.flatMap((l) => l.credentials)]);
+		writeJson(workflowsFile, [...prepared.map((p) => p.workflow), ...live.flatMap((l) => l.workflows.map(({ publish, ...workflow }) => workflow))]);
 		log('n8n import:credentials');
 		await n8nCli(n8n, env, ['import:credentials', `--input=${credentialsFile}`]);
 		log('n8n import:workflow');
@@ -408,6 +417,29 @@ async function runSuite(suite, options = {}) {
 				log(`FAIL ${scenario.name}: ${error.message}`);
 				if (error.details) process.stderr.write(`${error.details}\n`);
 				else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+			}
+		}
+		if (live.length > 0) {
+			for (const workflow of live.flatMap((l) => l.workflows).filter((w) => w.publish)) {
+				log(`n8n publish:workflow --id=${workflow.id} (${workflow.name})`);
+				await n8nCli(n8n, env, ['publish:workflow', `--id=${workflow.id}`]);
+			}
+			let n8nServer = null;
+			for (const { scenario, workflows } of live) {
+				log(`live scenario "${scenario.name}"`);
+				try {
+					n8nServer ??= await startN8n(n8n, env);
+					const byName = Object.fromEntries(workflows.map((w) => [w.name, w]));
+					const allWorkflows = Object.fromEntries(live.flatMap((l) => l.workflows).map((w) => [w.name, w]));
+					await scenario.run({ url: n8nServer.url, env, server, workflows: byName, allWorkflows, tempRoot, packageName: packed.name });
+					passed += 1;
+					log(`PASS ${scenario.name}`);
+				} catch (error) {
+					failed += 1;
+					log(`FAIL ${scenario.name}: ${error.message}`);
+					if (error.details) process.stderr.write(`${error.details}\n`);
+					else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+				}
 			}
 		}
 		return { passed, failed };

@@ -1,0 +1,86 @@
+'use strict';
+// A running n8n (`n8n start`) for the end-to-end checks that need one: published workflows
+// with triggers (polling, webhooks) and the editor in a browser. Generic: nothing here knows
+// the Comms API.
+//
+// startN8n(n8n, env) starts the server on the environment's loopback port, waits until it
+// answers /healthz, and resolves to { url, stop(), logTail() }. The owner account is set up
+// by whoever drives the editor (through the form, as a person does), or by ownerSession()
+// over REST for checks that only need the API.
+
+const { E2eError, log, run } = require('./proc');
+
+const START_TIMEOUT_MS = Number(process.env.E2E_N8N_START_TIMEOUT_MS) || 3 * 60 * 1000;
+
+function sleep(ms) {
+	return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** `n8n start` in the background; resolves once it serves requests. */
+async function startN8n(n8n, env) {
+	const url = `http://127.0.0.1:${env.N8N_PORT}`;
+	const lines = [];
+	let exited = null;
+	const child = run(n8n.node, [n8n.n8nBin, 'start'], {
+		cwd: env.N8N_USER_FOLDER,
+		env,
+		capture: false,
+		check: false,
+		label: 'n8n start',
+		echo: process.env.E2E_VERBOSE === '1' ? '  n8n start| ' : undefined,
+	});
+	child.then(
+		(result) => {
+			exited = result;
+			lines.push(result.stdout, result.stderr);
+		},
+		(error) => {
+			exited = { error };
+		},
+	);
+	const began = Date.now();
+	for (;;) {
+		if (exited) throw new E2eError('n8n start exited before it served requests', [exited.error?.message, ...lines].filter(Boolean).join('\n').slice(-4000));
+		try {
+			const response = await fetch(`${url}/healthz/readiness`);
+			if (response.ok) break;
+		} catch {
+			// Not listening yet.
+		}
+		if (Date.now() - began > START_TIMEOUT_MS) throw new E2eError(`n8n start did not answer /healthz/readiness within ${START_TIMEOUT_MS / 1000}s`);
+		await sleep(500);
+	}
+	log(`n8n start: serving at ${url} after ${((Date.now() - began) / 1000).toFixed(1)}s`);
+	return { url, exited: () => exited };
+}
+
+/** Cookie-authenticated REST calls as the owner (set up here if nobody has yet). */
+async function ownerSession(url, owner) {
+	const json = { 'content-type': 'application/json' };
+	const setup = await fetch(`${url}/rest/owner/setup`, { method: 'POST', headers: json, body: JSON.stringify(owner) });
+	if (!setup.ok && setup.status !== 400) throw new E2eError(`owner set-up answered ${setup.status}: ${(await setup.text()).slice(0, 300)}`);
+	const login = await fetch(`${url}/rest/login`, { method: 'POST', headers: json, body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }) });
+	if (!login.ok) throw new E2eError(`login answered ${login.status}: ${(await login.text()).slice(0, 300)}`);
+	const cookie = (login.headers.getSetCookie?.() ?? [login.headers.get('set-cookie')]).map((c) => String(c).split(';')[0]).join('; ');
+	return {
+		async get(path) {
+			const response = await fetch(`${url}${path}`, { headers: { cookie } });
+			if (!response.ok) throw new E2eError(`GET ${path} answered ${response.status}`);
+			return (await response.json()).data;
+		},
+	};
+}
+
+/** Polls `probe` until it returns a truthy value or `timeoutMs` passes. */
+async function waitFor(what, probe, { timeoutMs = 60000, intervalMs = 500 } = {}) {
+	const began = Date.now();
+	let last;
+	for (;;) {
+		last = await probe();
+		if (last) return last;
+		if (Date.now() - began > timeoutMs) throw new E2eError(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+		await sleep(intervalMs);
+	}
+}
+
+module.exports = { ownerSession, sleep, startN8n, waitFor };
