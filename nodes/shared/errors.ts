@@ -114,10 +114,17 @@ export function describeUnifiedError(status: number, body: unknown): ErrorDescri
 		httpStatus: status,
 	};
 	if (code === 'INSUFFICIENT_CREDITS' || status === 402) {
+		// The envelope has no balance fields: its message states the balance and the amount
+		// required (in words the spec does not fix), and topUpUrl says where to buy credits. Said
+		// plainly when the two amounts can be read from it, else the API's own words are quoted.
 		const topUpUrl = text(obj.topUpUrl);
 		result.topUpUrl = topUpUrl;
-		const balance = serverMessage ? ` ${serverMessage}` : '';
-		result.message = `Not enough credits for this request.${balance}${topUpUrl ? ` Top up at ${topUpUrl}` : ' Top up your credits'}, then run the workflow again.`;
+		const amount = String.raw`(£\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?(?:\s?(?:p|pence|credits?)\b)?)`;
+		const balance = serverMessage?.match(new RegExp(String.raw`\b(?:balance|available|remaining|have)\b\D{0,20}?${amount}`, 'i'))?.[1];
+		const required = serverMessage?.match(new RegExp(String.raw`\b(?:required|requires|needs?|costs?|price)\b\D{0,20}?${amount}`, 'i'))?.[1];
+		const amounts = balance && required ? ` Your balance is ${balance} and this request needs ${required}.` : serverMessage ? ` The API said: ${serverMessage}` : '';
+		const where = topUpUrl ? `Top up your credits at ${topUpUrl}` : 'Top up your credits in your account\'s dashboard';
+		result.message = `Not enough credits for this request.${amounts} ${where}, then run the workflow again.`;
 	}
 	if (status === 429 && !known) result.message = fallback(429);
 	return result;

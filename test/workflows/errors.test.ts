@@ -193,7 +193,7 @@ describe('Unified API error codes', () => {
 		const { failed, continued } = await runBoth('unified', [
 			{ status: 402, body: echoing({ success: false, code: 'INSUFFICIENT_CREDITS', message: 'Balance 2p, required 3p', topUpUrl: 'https://example.com/top-up' }) },
 		]);
-		expect(failed.error?.message).toBe('Not enough credits for this request. Balance 2p, required 3p Top up at https://example.com/top-up, then run the workflow again.');
+		expect(failed.error?.message).toBe('Not enough credits for this request. Your balance is 2p and this request needs 3p. Top up your credits at https://example.com/top-up, then run the workflow again.');
 		expect((failed.error as unknown as { context: Record<string, unknown> }).context.topUpUrl).toBe('https://example.com/top-up');
 		expect(continued.output('Node')[0].json.context).toMatchObject({ topUpUrl: 'https://example.com/top-up' });
 		expectNoSecret(failed.run);
