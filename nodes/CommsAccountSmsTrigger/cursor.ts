@@ -297,7 +297,7 @@ export interface RunPollOptions {
 	settings?: CursorSettings;
 	/** The clock, read once the pages are read (the cursor never moves past it). */
 	now: () => number;
-	/** Asked before each request after the first: false ends the reading (the time budget). */
+	/** Asked before each request once something new was found: false ends the reading (the time budget). */
 	keepReading?: () => boolean;
 	/**
 	 * Asked, once in the trigger's life, when messages sharing a sentAt must be put in order and
@@ -327,7 +327,9 @@ export async function runPoll(state: CursorState, fetchPage: (request: PageReque
 	const poll = beginPoll(state, options.settings ?? DEFAULT_SETTINGS);
 	let pages = 0;
 	while (poll.request) {
-		if (pages > 0 && options.keepReading && !options.keepReading()) {
+		// The budget counts only once something new was found: re-reading the look-back window
+		// (messages already emitted) must never use it all, or no poll would get past it.
+		if (pages > 0 && poll.found.length > 0 && options.keepReading && !options.keepReading()) {
 			stopPoll(poll);
 			break;
 		}

@@ -201,6 +201,20 @@ describe('all or nothing', () => {
 		expect(ids(second.emit)).toEqual(sent.slice(5));
 	});
 
+	it('the budget never stops a poll before it finds something new, so a dense look-back window cannot stall it', async () => {
+		const api = new Api('oldestFirst');
+		const sent = api.add(at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8));
+		let state = baseline(at(0));
+		const emitted: unknown[] = [];
+		for (let i = 0; i < 6; i++) {
+			// A budget of one page a poll; the window (60 s) holds every message read before.
+			const outcome = await runPoll(state, api.fetch, { settings: settings(), now: () => at(10 + i), keepReading: () => false });
+			emitted.push(...ids(outcome.emit));
+			state = outcome.state;
+		}
+		expect(emitted).toEqual(sent);
+	});
+
 	it('stopPoll on a finished poll changes nothing', () => {
 		const p = beginPoll(baseline(at(0)), settings());
 		readPage(p, { messages: [] });

@@ -250,6 +250,19 @@ describe('bursts over a page', () => {
 	});
 });
 
+describe('the poll budget', () => {
+	it('a poll out of budget emits what it read; the next polls carry on from there, each message once', async () => {
+		sandbox().control.setSmsOrder('oldestFirst');
+		const harness = trigger({ options: { includeLastMinutes: 60 } }, { budgetMs: 0 });
+		await harness.activate();
+		const sent = burst(700, 40);
+		const first = await harness.poll();
+		expect(first.items).toHaveLength(200);
+		const rest = await drain(harness);
+		expect([...ids(first), ...rest]).toEqual(idsOf(sent));
+	});
+});
+
 describe('a page failing part way', () => {
 	it('leaves the stored cursor as it was, and the next poll emits everything once', async () => {
 		sandbox().control.setSmsOrder('oldestFirst');
