@@ -212,6 +212,19 @@ describe.each(ORDERS)('results %s', (order) => {
 		expect(await drain(harness)).toEqual([]);
 	});
 
+	it('a failed read throws, leaves the stored cursor as it was, and the next poll emits everything once', async () => {
+		const harness = trigger();
+		await harness.activate();
+		const sent = inject({ count: 150, intervalSeconds: 0.001 });
+		const stored = JSON.stringify(harness.storedStaticData);
+		sandbox().control.injectFailure({ status: 502, path: '/v1/sms' });
+		const failed = await harness.poll();
+		expect(failed.error).toBeInstanceOf(NodeApiError);
+		expect(JSON.stringify(harness.storedStaticData)).toBe(stored);
+		expect(ids(await harness.poll())).toEqual(idsOf(sent));
+		expect(await drain(harness)).toEqual([]);
+	});
+
 	it('a restart from the stored static data carries on: nothing twice, nothing lost', async () => {
 		const harness = trigger();
 		await harness.activate();
@@ -370,8 +383,9 @@ describe('errors, as n8n\'s poll backoff reads them', () => {
 });
 
 describe('cost', () => {
-	it.each(ORDERS)('measured, results %s: an idle poll, and a burst of 1,000', async (order) => {
+	it.each(ORDERS)('measured, results %s: an idle poll, and a burst of 1,000 (every request held 20 ms, as in npm run bench)', async (order) => {
 		sandbox().control.setSmsOrder(order);
+		sandbox().control.setLatency(20);
 		const harness = trigger({ options: { includeLastMinutes: 60 } });
 		await harness.activate();
 		// Quiet for a while: the window before the cursor holds a few messages.
