@@ -4,10 +4,20 @@
  * 1. Every item's parameters are read and checked first (`prepare`). Bad input never
  *    reaches the network: with Continue On Fail the item becomes an error item, without it
  *    the node stops before a single request is sent.
- * 2. The prepared items are then sent concurrently (`run`); the per-key rate limiter in the
- *    transport decides the real pace. Items an operation gives the same sequence key (SMS to
- *    one recipient) go one after another, in item order. Output keeps input order, with
+ * 2. One request goes out alone first. Only once one has succeeded are the rest sent
+ *    concurrently, so a run of many items against a bad key or an empty balance costs one
+ *    request, not one per item. (Per execution, credential and node: a node that runs again in
+ *    the same execution, in a loop, starts concurrently once it has succeeded.)
+ * 3. The prepared items are then sent concurrently (`run`); the rate limiter in the transport
+ *    decides the real pace. Items an operation gives the same sequence key (SMS to one
+ *    recipient) go one after another, in item order. Output keeps input order, with
  *    `pairedItem`.
+ *
+ * Some failures mean no further request can succeed: a key that is not accepted, a suspended
+ * account, credits that have run out. After one, no further request goes out with that
+ * credential in the whole execution (this node's later items, and later nodes using the same
+ * credential): the remaining items fail with that error, or become error items with Continue
+ * On Fail, without a request. A service that is not available stops the rest of this node run.
  *
  * Without Continue On Fail, the first failed request stops new ones from starting; requests
  * already under way finish, and the error says which items were carried out, because n8n
@@ -27,6 +37,11 @@ export interface Operation<P> {
 	 * Items with different keys, or none, still go concurrently.
 	 */
 	sequenceKey?(prepared: P): string | undefined;
+	/**
+	 * Items in flight at once in one node run (default 16). An API with a documented cap on
+	 * concurrent requests sets it to that cap; the transport's limiter still decides the pace.
+	 */
+	concurrency?: number;
 }
 
 /**
@@ -45,7 +60,7 @@ export function findOperation<Resources>(table: OperationTable<Resources>, resou
 	return Object.hasOwn(operations, operation) ? operations[operation] : undefined;
 }
 
-/** In flight at once per node run; the rate limiter still caps what reaches the API. */
+/** In flight at once per node run, unless the operation says otherwise; the rate limiter still caps what reaches the API. */
 const CONCURRENCY = 16;
 
 /** Parameter problems found by pure helpers become the node's per-item errors. */
@@ -55,7 +70,9 @@ export function toItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: n
 	return new NodeOperationError(ctx.getNode(), (error as Error)?.message ?? String(error), { itemIndex });
 }
 
-function errorItem(error: Error & { description?: string | null; httpCode?: string | null; context?: IDataObject }, itemIndex: number): INodeExecutionData {
+type ItemError = Error & { description?: string | null; httpCode?: string | null; context?: IDataObject };
+
+function errorItem(error: ItemError, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.description = error.description;
 	if (error.httpCode) json.httpCode = error.httpCode;
@@ -65,11 +82,99 @@ function errorItem(error: Error & { description?: string | null; httpCode?: stri
 	return { json, pairedItem: { item: itemIndex } };
 }
 
+/**
+ * API codes after which no request with the same credential can succeed for the rest of the
+ * execution: the key is not accepted, the account is suspended, the prepaid credits ran out.
+ */
+const HALTS_EXECUTION = new Set([
+	'INSUFFICIENT_CREDITS',
+	'INVALID_API_KEY',
+	'MISSING_API_KEY',
+	'invalid_api_key',
+	'missing_api_key',
+	'key_disabled',
+	'account_suspended',
+]);
+
+/** API codes after which no further item of this node run can succeed: its service is not available. */
+const HALTS_RUN = new Set(['SERVICE_UNAVAILABLE']);
+
+/** A failure after which nothing more is sent, and where it happened. */
+interface Halt {
+	error: ItemError;
+	code: string;
+	node: string;
+	itemIndex: number;
+}
+
+interface ExecutionState {
+	/** By credential: the failure after which nothing more is sent with it. */
+	halts: Map<string, Halt>;
+	/** Credential and node pairs whose requests have been proven by a success. */
+	proven: Set<string>;
+}
+
+const executions = new WeakMap<object, ExecutionState>();
+
+/**
+ * What identifies one execution to the nodes running in it: n8n's cancel signal, one per
+ * execution and shared by all its nodes (the transport keys its own state the same way), or the
+ * node context where there is none.
+ */
+export function executionScope(ctx: IExecuteFunctions): object {
+	return ctx.getExecutionCancelSignal?.() ?? ctx;
+}
+
+function executionState(ctx: IExecuteFunctions): ExecutionState {
+	const scope = executionScope(ctx);
+	let state = executions.get(scope);
+	if (!state) {
+		state = { halts: new Map(), proven: new Set() };
+		executions.set(scope, state);
+	}
+	return state;
+}
+
+/** The credentials a node uses, as one key (type and id). */
+function credentialKey(ctx: IExecuteFunctions): string {
+	const credentials = ctx.getNode().credentials ?? {};
+	return Object.keys(credentials)
+		.sort()
+		.map((type) => `${type}:${credentials[type]?.id ?? credentials[type]?.name ?? ''}`)
+		.join('|');
+}
+
+function apiCodeOf(error: ItemError): string | undefined {
+	const code = error.context?.apiCode;
+	return typeof code === 'string' ? code : undefined;
+}
+
+/** The error of an item that was not sent because of an earlier failure. */
+function haltedError(ctx: IExecuteFunctions, halt: Halt, itemIndex: number, scope: 'execution' | 'run'): ItemError {
+	const where = halt.node === ctx.getNode().name ? `item ${halt.itemIndex + 1} of this node` : `node "${halt.node}"`;
+	const after =
+		scope === 'execution'
+			? 'after such a failure no further request is sent with this credential in this execution'
+			: 'after such a failure no further item of this node run is sent';
+	const error: ItemError = new NodeOperationError(ctx.getNode(), halt.error.message, {
+		itemIndex,
+		description: `Not sent: ${where} failed with ${halt.code}, and ${after}.${halt.error.description ? ` ${halt.error.description}` : ''}`,
+	});
+	if (halt.error.httpCode) error.httpCode = halt.error.httpCode;
+	error.context = { ...error.context, apiCode: halt.code };
+	for (const key of ['topUpUrl', 'carrierCode'] as const) {
+		if (halt.error.context?.[key] !== undefined) error.context[key] = halt.error.context[key];
+	}
+	return error;
+}
+
+type Entry<P> = { itemIndex: number; value: P };
+
 export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P>): Promise<INodeExecutionData[]> {
 	const count = ctx.getInputData().length;
 	const continueOnFail = ctx.continueOnFail();
 	const results: INodeExecutionData[][] = new Array(count);
-	const prepared: Array<{ itemIndex: number; value: P }> = [];
+	const prepared: Array<Entry<P>> = [];
 
 	for (let i = 0; i < count; i++) {
 		try {
@@ -83,8 +188,8 @@ export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P
 
 	// Lanes: the items of one sequence key, in item order; an item without a key is a lane alone.
 	// Lanes start in the order of their first item.
-	const lanes: Array<Array<{ itemIndex: number; value: P }>> = [];
-	const laneOfKey = new Map<string, Array<{ itemIndex: number; value: P }>>();
+	const lanes: Array<Array<Entry<P>>> = [];
+	const laneOfKey = new Map<string, Array<Entry<P>>>();
 	for (const entry of prepared) {
 		const key = operation.sequenceKey?.(entry.value);
 		const existing = key === undefined ? undefined : laneOfKey.get(key);
@@ -97,34 +202,74 @@ export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P
 		if (key !== undefined) laneOfKey.set(key, lane);
 	}
 
-	let next = 0;
+	const state = executionState(ctx);
+	const credential = credentialKey(ctx);
+	const provenKey = `${credential}|${ctx.getNode().name}`;
+	let runHalt: Halt | undefined;
+
 	const failure: { stop?: { error: Error; itemIndex: number } } = {};
 	/** Keeps the failure of the earliest item, which is the one n8n would have stopped on. */
 	const recordStop = (error: Error, itemIndex: number) => {
 		const current = failure.stop;
 		if (!current || itemIndex < current.itemIndex) failure.stop = { error, itemIndex };
 	};
+	const fail = (error: ItemError, itemIndex: number) => {
+		if (continueOnFail) results[itemIndex] = [errorItem(error, itemIndex)];
+		else recordStop(error, itemIndex);
+	};
 	const done: number[] = [];
+
+	/** Carries out one item (or fails it without a request after a halt); true when it succeeded. */
+	const runOne = async ({ itemIndex, value }: Entry<P>): Promise<boolean> => {
+		const halt = state.halts.get(credential);
+		if (halt || runHalt) {
+			fail(halt ? haltedError(ctx, halt, itemIndex, 'execution') : haltedError(ctx, runHalt!, itemIndex, 'run'), itemIndex);
+			return false;
+		}
+		try {
+			const output = await operation.run.call(ctx, value, itemIndex);
+			results[itemIndex] = (Array.isArray(output) ? output : [output]).map((json) => ({ json, pairedItem: { item: itemIndex } }));
+			done.push(itemIndex);
+			return true;
+		} catch (error) {
+			const itemError: ItemError = toItemError(ctx, error, itemIndex);
+			const code = apiCodeOf(itemError);
+			const found = { error: itemError, code: code ?? '', node: ctx.getNode().name, itemIndex };
+			if (code && HALTS_EXECUTION.has(code) && !state.halts.has(credential)) state.halts.set(credential, found);
+			if (code && HALTS_RUN.has(code)) runHalt ??= found;
+			fail(itemError, itemIndex);
+			return false;
+		}
+	};
+
+	// One request alone first, until one succeeds (an item whose own input the API refused does
+	// not open the way for the rest): then the others may go concurrently.
+	if (!state.proven.has(provenKey)) {
+		while (!failure.stop) {
+			let first: Array<Entry<P>> | undefined;
+			for (const lane of lanes) if (lane.length && (!first || lane[0].itemIndex < first[0].itemIndex)) first = lane;
+			if (!first) break;
+			if (await runOne(first.shift()!)) {
+				state.proven.add(provenKey);
+				break;
+			}
+		}
+	}
+
+	let next = 0;
 	const worker = async () => {
 		while (next < lanes.length && !failure.stop) {
-			for (const { itemIndex, value } of lanes[next++]) {
+			for (const entry of lanes[next++]) {
 				if (failure.stop) break;
-				try {
-					const output = await operation.run.call(ctx, value, itemIndex);
-					results[itemIndex] = (Array.isArray(output) ? output : [output]).map((json) => ({ json, pairedItem: { item: itemIndex } }));
-					done.push(itemIndex);
-				} catch (error) {
-					const itemError = toItemError(ctx, error, itemIndex);
-					if (continueOnFail) results[itemIndex] = [errorItem(itemError, itemIndex)];
-					else recordStop(itemError, itemIndex);
-				}
+				await runOne(entry);
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(CONCURRENCY, lanes.length) }, worker));
+	const open = lanes.filter((lane) => lane.length).length;
+	await Promise.all(Array.from({ length: Math.min(operation.concurrency ?? CONCURRENCY, open) }, worker));
 
 	if (failure.stop) {
-		const error = failure.stop.error as Error & { description?: string | null };
+		const error = failure.stop.error as ItemError;
 		if (done.length) {
 			const list = done.sort((a, b) => a - b).map((i) => i + 1).join(', ');
 			error.description = `${error.description ? `${error.description} ` : ''}Before the node stopped, these items (numbered from 1) were already carried out: ${list}. Their results are not in the output, so running the node again would repeat them. Set "On Error" to "Continue" to keep going past failed items.`;
