@@ -1,0 +1,67 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { findOperation, type OperationTable, runItems } from '../shared/items';
+import { aiDescription, aiOperations } from './resources/ai';
+import { emailDescription, emailOperations } from './resources/email';
+import { smsDescription, smsOperations } from './resources/sms';
+import { voiceDescription, voiceOperations } from './resources/voice';
+
+/** Every service of the node (its resources) and their operations. */
+export interface CommsUnifiedResources {
+	voice: 'makeCall';
+	sms: 'send';
+	email: 'send';
+	ai: 'chat';
+}
+
+const operations: OperationTable<CommsUnifiedResources> = {
+	voice: voiceOperations,
+	sms: smsOperations,
+	email: emailOperations,
+	ai: aiOperations,
+};
+
+export class CommsUnified implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Comms Unified',
+		name: 'commsUnified',
+		icon: { light: 'file:../../icons/comms.svg', dark: 'file:../../icons/comms.dark.svg' },
+		group: ['output'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description: 'Make AI voice calls, send SMS and email, and chat with an AI model through the Comms Unified API, with prepaid credits',
+		defaults: { name: 'Comms Unified' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'commsUnifiedApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'AI', value: 'ai', description: 'Chat with an AI model' },
+					{ name: 'Email', value: 'email', description: 'Send an email' },
+					{ name: 'SMS', value: 'sms', description: 'Send a text message' },
+					{ name: 'Voice', value: 'voice', description: 'Make an AI phone call' },
+				],
+				default: 'sms',
+			},
+			...voiceDescription,
+			...smsDescription,
+			...emailDescription,
+			...aiDescription,
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const resource = this.getNodeParameter('resource', 0) as string;
+		const operation = this.getNodeParameter('operation', 0) as string;
+		const handler = findOperation(operations, resource, operation);
+		if (!handler) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		return [await runItems(this, handler)];
+	}
+}

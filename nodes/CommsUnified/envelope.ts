@@ -1,0 +1,173 @@
+/**
+ * What every Comms Unified operation shares: the money options, the Spending Cap around each
+ * request, and the output (the result's fields, the billing block, the timestamp).
+ *
+ * The request itself goes through the shared transport (`unifiedApiRequest`): the credential
+ * puts the key in the envelope, the per-service limiter paces it, a 429 is waited out, an error
+ * envelope under any status (200 included) becomes an error, and a send whose outcome is unknown
+ * is never sent again.
+ */
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { UnifiedKeyMode } from '../shared/credentialRules';
+import { executionScope } from '../shared/items';
+import type { UnifiedService } from '../shared/pacing';
+import { options, shown } from '../shared/params';
+import { UNIFIED_CREDENTIAL, unifiedApiRequest, type UnifiedSuccess } from '../shared/transport';
+import { formatPence, type Price, toUnits } from './pricing';
+import { type Settlement, SpendingLedger } from './spending';
+
+export const includeBillingOption: INodeProperties = {
+	displayName: 'Include Billing',
+	name: 'includeBilling',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to add the billing block to each item: the cost, the credits left, and whether the key is live (charged) or test (nothing charged)',
+};
+
+export const spendingCapOption: INodeProperties = {
+	displayName: 'Spending Cap (Pence)',
+	name: 'spendingCapPence',
+	type: 'number',
+	typeOptions: { minValue: 0, numberPrecision: 2 },
+	default: 100,
+	description:
+		'Refuse, before sending, any item that would take what this workflow execution has spent through Comms Unified nodes above this many pence (1 credit = 1p). Prices: SMS 3p per 160 characters, email 0.15p, AI chat 15p, voice 7p a minute, a call counted as 10 minutes (70p) until the API reports its cost. Test keys spend nothing.',
+};
+
+export interface MoneySettings {
+	includeBilling: boolean;
+	/** The cap in units (hundredths of a penny); undefined: no cap. */
+	capUnits?: number;
+}
+
+/** Reads Include Billing and Spending Cap (Pence) for one item. */
+export function moneySettings(ctx: IExecuteFunctions, i: number): MoneySettings {
+	const chosen = options(ctx, i);
+	const includeBilling = chosen.includeBilling !== false;
+	if (chosen.spendingCapPence === undefined || chosen.spendingCapPence === null || chosen.spendingCapPence === '') return { includeBilling };
+	const cap = typeof chosen.spendingCapPence === 'number' ? chosen.spendingCapPence : Number(String(chosen.spendingCapPence).trim());
+	if (!Number.isFinite(cap) || cap < 0 || (typeof chosen.spendingCapPence === 'string' && !String(chosen.spendingCapPence).trim())) {
+		throw new NodeOperationError(ctx.getNode(), `Spending Cap (Pence) "${shown(chosen.spendingCapPence)}" must be a number of pence, 0 or more`, { itemIndex: i });
+	}
+	return { includeBilling, capUnits: toUnits(cap) };
+}
+
+/** An item ready to send. */
+export interface Envelope {
+	data: IDataObject;
+	price: Price;
+	/** What the item is, for messages: "SMS", "voice call". */
+	what: string;
+	money: MoneySettings;
+}
+
+/** One ledger per execution, shared by every Comms Unified node in it. */
+const ledgers = new WeakMap<object, SpendingLedger>();
+
+function ledgerOf(ctx: IExecuteFunctions): SpendingLedger {
+	const scope = executionScope(ctx);
+	let ledger = ledgers.get(scope);
+	if (!ledger) {
+		ledger = new SpendingLedger();
+		ledgers.set(scope, ledger);
+	}
+	return ledger;
+}
+
+/** Live or test, from the key's prefix (read once per node run; the key itself goes nowhere). */
+const modes = new WeakMap<object, Promise<UnifiedKeyMode>>();
+
+function keyMode(ctx: IExecuteFunctions): Promise<UnifiedKeyMode> {
+	let mode = modes.get(ctx);
+	if (!mode) {
+		// Anything but a test key counts as live; the transport says what is wrong with a bad one.
+		mode = ctx.getCredentials(UNIFIED_CREDENTIAL).then(
+			(credentials): UnifiedKeyMode => (typeof credentials.apiKey === 'string' && credentials.apiKey.trim().startsWith('key_test_') ? 'test' : 'live'),
+			(): UnifiedKeyMode => 'live',
+		);
+		modes.set(ctx, mode);
+	}
+	return mode;
+}
+
+/**
+ * API codes of a request the API refused without doing anything, so nothing was charged. Any
+ * other failure (an internal error, a broken connection, a code this list does not know) may
+ * have been charged, and keeps its estimate.
+ */
+const REFUSED_CODES = new Set(['MISSING_API_KEY', 'INVALID_API_KEY', 'INSUFFICIENT_CREDITS', 'SERVICE_UNAVAILABLE', 'RATE_LIMITED', 'INVALID_PARAMETERS', 'METHOD_NOT_ALLOWED']);
+
+function settlementOfFailure(error: unknown): Settlement {
+	const { httpCode, context } = (error ?? {}) as { httpCode?: unknown; context?: IDataObject };
+	const code = context?.apiCode;
+	if (typeof code === 'string' && REFUSED_CODES.has(code)) return { kind: 'notCharged' };
+	// The API's own answer with a 4xx status: a refusal.
+	if (typeof httpCode === 'string' && /^4\d\d$/.test(httpCode) && typeof code === 'string') return { kind: 'notCharged' };
+	return { kind: 'unknown' };
+}
+
+function numberOf(value: unknown): number | undefined {
+	return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** The billing block of an item: the API's figures, and in words whether anything was charged. */
+export function billingOutput(billing: IDataObject | undefined, mode: UnifiedKeyMode): IDataObject {
+	const block = billing ?? {};
+	const live = typeof block.isLive === 'boolean' ? block.isLive : mode === 'live';
+	const cost = numberOf(block.cost);
+	const costFormatted = typeof block.costFormatted === 'string' ? block.costFormatted : cost === undefined ? undefined : formatPence(toUnits(cost));
+	const left = typeof block.creditsRemainingFormatted === 'string' ? block.creditsRemainingFormatted : undefined;
+	const output: IDataObject = {
+		mode: live ? 'live' : 'test',
+		cost,
+		costFormatted,
+		creditsRemaining: numberOf(block.creditsRemaining),
+		creditsRemainingFormatted: left,
+		note: live
+			? `Live key: charged ${costFormatted ?? 'an amount the API did not report'}${left ? `; ${left} of credits left` : ''}.`
+			: 'Test key: nothing was charged. The request ran in the provider\'s sandbox.',
+	};
+	return Object.fromEntries(Object.entries(output).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * Sends one envelope under the Spending Cap: refused before sending if it would take the
+ * execution's spend above the cap, then counted at the cost the API reports.
+ */
+export async function sendEnvelope(ctx: IExecuteFunctions, itemIndex: number, service: UnifiedService, action: string, envelope: Envelope): Promise<IDataObject> {
+	const mode = await keyMode(ctx);
+	// A test key is never charged, so its items cost nothing against the cap.
+	const priceUnits = mode === 'test' ? 0 : envelope.price.units;
+	const ledger = ledgerOf(ctx);
+	const decision = await ledger.reserve(priceUnits, envelope.money.capUnits);
+	if (decision.kind === 'refused') {
+		const after = decision.spentUnits + decision.priceUnits;
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Spending Cap: this ${envelope.what} would cost ${formatPence(decision.priceUnits)} and take this execution's spend to ${formatPence(after)}, above the cap of ${formatPence(decision.capUnits)}. It was not sent.`,
+			{
+				itemIndex,
+				description: `Spent so far in this execution: ${formatPence(decision.spentUnits)}. This item is counted at ${envelope.price.basis}; items already answered count at the cost the API reported. Raise Spending Cap (Pence) under Options, or send fewer items.`,
+			},
+		);
+	}
+	const outcome = await unifiedApiRequest(ctx, service, action, envelope.data, itemIndex).then(
+		(body) => ({ body }),
+		(error: unknown) => ({ error }),
+	);
+	if ('error' in outcome) {
+		decision.reservation.settle(settlementOfFailure(outcome.error));
+		throw outcome.error;
+	}
+	const response: UnifiedSuccess = outcome.body;
+	const reported = numberOf(response.billing?.cost);
+	decision.reservation.settle(reported === undefined ? { kind: 'unknown' } : { kind: 'charged', units: toUnits(reported) });
+
+	const item: IDataObject = { ...response.result };
+	if (envelope.money.includeBilling) item.billing = billingOutput(response.billing, mode);
+	if (response.timestamp !== undefined) item.timestamp = response.timestamp;
+	return item;
+}

@@ -1,0 +1,69 @@
+/**
+ * What an item will cost before it is sent, from the Unified API's price table. Pure.
+ *
+ * Money is counted in hundredths of a penny (units), so that 0.15p emails add up exactly.
+ */
+import type { UnifiedService } from '../shared/pacing';
+
+/** The spec's price table, in pence (1 credit = 1p). */
+export const PRICES = { voicePerMinute: 7, smsPerMessage: 3, emailPerEmail: 0.15, aiPerRequest: 15 } as const;
+
+/** "160 characters make one SMS". */
+export const SMS_CHARACTERS = 160;
+
+/**
+ * A voice call is priced per minute, and how long it will last is not known until it ends (the
+ * API documents no maximum). Before it is placed, a call is counted as this many minutes; once
+ * the API answers, as the cost it reports.
+ */
+export const VOICE_MINUTES_COUNTED = 10;
+
+export const UNITS_PER_PENNY = 100;
+
+export function toUnits(pence: number): number {
+	return Math.round(pence * UNITS_PER_PENNY);
+}
+
+export function toPence(units: number): number {
+	return units / UNITS_PER_PENNY;
+}
+
+/** "3p", "0.15p", "105p (£1.05)". */
+export function formatPence(units: number): string {
+	const pence = toPence(units);
+	const text = `${Number.isInteger(pence) ? pence : Number(pence.toFixed(2))}p`;
+	return units >= 100 * UNITS_PER_PENNY ? `${text} (£${(pence / 100).toFixed(2)})` : text;
+}
+
+/** SMS a message uses: one per started 160 characters (characters as a person counts them). */
+export function smsCount(message: string): number {
+	return Math.max(1, Math.ceil([...message].length / SMS_CHARACTERS));
+}
+
+export interface Price {
+	units: number;
+	/** How it was counted, in words: "3p: one SMS at 3p". */
+	basis: string;
+}
+
+/** What an item of `service` with `data` costs by the price table. */
+export function priceOf(service: UnifiedService, data: Record<string, unknown>): Price {
+	switch (service) {
+		case 'voice': {
+			const units = toUnits(PRICES.voicePerMinute * VOICE_MINUTES_COUNTED);
+			return {
+				units,
+				basis: `${formatPence(units)}: a voice call costs ${PRICES.voicePerMinute}p a minute and its length is not known before it ends, so it is counted as ${VOICE_MINUTES_COUNTED} minutes until the API reports what it charged`,
+			};
+		}
+		case 'sms': {
+			const count = smsCount(typeof data.message === 'string' ? data.message : '');
+			const units = toUnits(PRICES.smsPerMessage * count);
+			return { units, basis: `${formatPence(units)}: ${count === 1 ? 'one SMS' : `${count} SMS (one per started ${SMS_CHARACTERS} characters)`} at ${PRICES.smsPerMessage}p` };
+		}
+		case 'email':
+			return { units: toUnits(PRICES.emailPerEmail), basis: `${PRICES.emailPerEmail}p an email` };
+		case 'ai':
+			return { units: toUnits(PRICES.aiPerRequest), basis: `${PRICES.aiPerRequest}p a chat request` };
+	}
+}

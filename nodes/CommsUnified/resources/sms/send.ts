@@ -1,0 +1,54 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { defaultCountryOption, forOperation, toParameter } from '../../../shared/descriptions';
+import type { Operation } from '../../../shared/items';
+import { UNIFIED_LIMITS } from '../../../shared/pacing';
+import { phoneNumber, requiredMessage, requiredString } from '../../../shared/params';
+import { type Envelope, includeBillingOption, moneySettings, sendEnvelope, spendingCapOption } from '../../envelope';
+import { optionalPhoneNumber } from '../../inputs';
+import { priceOf } from '../../pricing';
+
+export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send', [
+	toParameter('The mobile number to text.'),
+	{
+		displayName: 'Message',
+		name: 'message',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '',
+		required: true,
+		description: 'The text to send. Every 160 characters make one SMS, charged 3p each with a live key.',
+	},
+	{
+		displayName: 'From',
+		name: 'from',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. +44 7700 900010',
+		description: 'Your own SMS number to send from. Leave empty for the account\'s default SMS number.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [defaultCountryOption, includeBillingOption, spendingCapOption],
+	},
+]);
+
+export const smsSend: Operation<Envelope> = {
+	prepare(i) {
+		const to = phoneNumber(this, i, requiredString(this, i, 'to', 'To'), 'To');
+		const message = requiredMessage(this, i, 'message', 'Message');
+		const from = optionalPhoneNumber(this, i, 'from', 'From');
+		const data = { to, message, ...(from ? { from } : {}) };
+		return { data, price: priceOf('sms', data), what: 'SMS', money: moneySettings(this, i) };
+	},
+	// Several SMS to one person leave in item order.
+	sequenceKey: (envelope) => String(envelope.data.to),
+	concurrency: UNIFIED_LIMITS.sms.concurrency,
+	async run(envelope, i) {
+		return await sendEnvelope(this, i, 'sms', 'send', envelope);
+	},
+};
