@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { findOperation, type OperationTable, runItems } from '../shared/items';
+import { UNIFIED_CREDENTIAL } from '../shared/transport';
 import { aiDescription, aiOperations } from './resources/ai';
 import { emailDescription, emailOperations } from './resources/email';
 import { smsDescription, smsOperations } from './resources/sms';
@@ -62,6 +63,6 @@ export class CommsUnified implements INodeType {
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const handler = findOperation(operations, resource, operation);
 		if (!handler) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
-		return [await runItems(this, handler)];
+		return [await runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL })];
 	}
 }

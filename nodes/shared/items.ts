@@ -135,10 +135,11 @@ function executionState(ctx: IExecuteFunctions): ExecutionState {
 	return state;
 }
 
-/** The credentials a node uses, as one key (type and id). */
-function credentialKey(ctx: IExecuteFunctions): string {
+/** The credentials a node uses (those of `type` when it names one), as one key: type and id. */
+function credentialKey(ctx: IExecuteFunctions, type?: string): string {
 	const credentials = ctx.getNode().credentials ?? {};
 	return Object.keys(credentials)
+		.filter((name) => type === undefined || name === type)
 		.sort()
 		.map((type) => `${type}:${credentials[type]?.id ?? credentials[type]?.name ?? ''}`)
 		.join('|');
@@ -170,7 +171,11 @@ function haltedError(ctx: IExecuteFunctions, halt: Halt, itemIndex: number, scop
 
 type Entry<P> = { itemIndex: number; value: P };
 
-export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P>): Promise<INodeExecutionData[]> {
+/**
+ * `credentialType`: the credential the operation sends with, so that a failure that stops it
+ * stops only the nodes using that same credential (without it, every credential on the node).
+ */
+export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P>, { credentialType }: { credentialType?: string } = {}): Promise<INodeExecutionData[]> {
 	const count = ctx.getInputData().length;
 	const continueOnFail = ctx.continueOnFail();
 	const results: INodeExecutionData[][] = new Array(count);
@@ -203,7 +208,7 @@ export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P
 	}
 
 	const state = executionState(ctx);
-	const credential = credentialKey(ctx);
+	const credential = credentialKey(ctx, credentialType);
 	const provenKey = `${credential}|${ctx.getNode().name}`;
 	let runHalt: Halt | undefined;
 

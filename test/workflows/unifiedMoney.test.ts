@@ -114,6 +114,18 @@ it('and nothing is sent by a later node with the same credential in that executi
 	expect(emails[0].json.description).toMatch(/^Not sent: node "Text them" failed with INSUFFICIENT_CREDITS/);
 });
 
+it('a failure that stops one credential does not stop a node using another', async () => {
+	const workflow = chain([
+		{ name: 'Account SMS', type: ACCOUNT, parameters: { resource: 'sms', operation: 'send', phoneDocId: { __rl: true, mode: 'id', value: 'pdoc_sbx_main' }, to: '={{ $json.to }}', message: '={{ $json.text }}' } },
+		{ name: 'Unified SMS', parameters: { resource: 'sms', operation: 'send', to: TEST_NUMBERS.customer, message: 'Sent with the other credential' } },
+	]);
+	const credentials = { ...accountCredentials(sandbox(), sandbox().credentials.account.revoked), ...unifiedCredentials(sandbox()) };
+	const result = await runWorkflow(workflow, { credentials, input: recipients(3) });
+	expect(result.output('Account SMS').every((item) => item.json.apiCode === 'invalid_api_key')).toBe(true);
+	expect(sandbox().requests().filter((r) => r.path === '/v1/sms')).toHaveLength(1);
+	expect(result.output('Unified SMS').map((item) => item.json.status)).toEqual(['sent', 'sent', 'sent']);
+});
+
 it('one request goes alone; the rest go concurrently once it has succeeded', async () => {
 	sandbox().control.setLatency(300);
 	const started = Date.now();
