@@ -7,7 +7,15 @@
  * request sent once that place frees can never land in the same server window, whatever
  * the network latency. Requests still in flight always count.
  */
-import { CancelledError, type Clock, systemClock } from './clock';
+import { CancelledError, clampTimerMs, type Clock, systemClock } from './clock';
+
+/**
+ * The longest a 429 may hold a key's requests back: the longest a request itself waits
+ * before a retry (120 s, retry.ts's `maxWaitMs`). A server asking for more makes that request
+ * fail at once instead (see the transport), so one answer cannot stall every execution on the
+ * key for longer.
+ */
+export const MAX_PAUSE_MS = 120_000;
 
 export interface RateLimit {
 	/** Requests allowed in any window. */
@@ -60,9 +68,32 @@ export class RateLimiter {
 		};
 	}
 
-	/** Holds every request back until `time` (after a 429 with Retry-After). */
+	/**
+	 * Holds every request on this limiter back for `ms` from now (after a 429), at most
+	 * MAX_PAUSE_MS. Durations only: the limiter reads its own (monotonic) clock, so no wall-clock
+	 * time is ever mixed into its times.
+	 */
+	pauseFor(ms: number): void {
+		const now = this.clock.now();
+		const until = now + Math.min(MAX_PAUSE_MS, Math.max(0, Number.isFinite(ms) ? ms : MAX_PAUSE_MS));
+		if (until > this.pausedUntil) this.pausedUntil = until;
+	}
+
+	/** Holds every request back until `time` on this limiter's clock, at most MAX_PAUSE_MS from now. */
 	pauseUntil(time: number): void {
-		if (time > this.pausedUntil) this.pausedUntil = time;
+		this.pauseFor(time - this.clock.now());
+	}
+
+	/**
+	 * Milliseconds until the oldest request this limiter counts leaves the rate window: by then
+	 * the server's window has freed a place, whatever the server's window is aligned to. A whole
+	 * window when it counts none (the window may be full of requests from elsewhere).
+	 */
+	msUntilWindowFrees(): number {
+		const now = this.clock.now();
+		this.prune(now);
+		if (this.finished.length === 0) return this.limit.windowMs;
+		return Math.max(0, this.finished[0] + this.limit.windowMs - now + 1);
 	}
 
 	/** Requests counted in the current window (for tests and benchmarks). */
@@ -106,11 +137,13 @@ export class RateLimiter {
 		if (this.cancelTimer && this.timerAt <= at) return;
 		this.cancelTimer?.();
 		this.timerAt = at;
+		// A timer longer than the runtime holds would fire at once; a clamped one fires early and
+		// pump() simply arms the next.
 		this.cancelTimer = this.clock.setTimer(() => {
 			this.cancelTimer = undefined;
 			this.timerAt = Infinity;
 			this.pump();
-		}, at - this.clock.now());
+		}, clampTimerMs(at - this.clock.now()));
 	}
 }
 

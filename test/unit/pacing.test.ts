@@ -1,5 +1,6 @@
 import { RateLimiter } from '../../nodes/shared/pacing';
 import { FakeClock, flush } from '../support/fakeClock';
+import { NodeLikeClock } from '../support/nodeLikeClock';
 
 /** Starts `n` acquisitions and records when each was granted (fake time). */
 function startMany(limiter: RateLimiter, clock: FakeClock, n: number) {
@@ -111,5 +112,66 @@ describe('RateLimiter', () => {
 		const waiting = limiter.acquire(controller.signal);
 		controller.abort();
 		await expect(waiting).rejects.toThrow(/cancelled/);
+	});
+});
+
+describe('RateLimiter after a 429', () => {
+	it('clamps a pause to the retry cap (120 s): one 429 cannot hold a key for ten minutes', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 100, windowMs: 1000, concurrency: 10 }, clock);
+		limiter.pauseFor(600_000);
+		const run = startMany(limiter, clock, 1);
+		await clock.advance(119_999);
+		expect(run.grantedAt[0]).toBeUndefined();
+		await clock.advance(1);
+		await run.all;
+		expect(run.grantedAt).toEqual([120_000]);
+	});
+
+	it('clamps pauseUntil the same way', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 100, windowMs: 1000, concurrency: 10 }, clock);
+		limiter.pauseUntil(99999999 * 1000);
+		const run = startMany(limiter, clock, 1);
+		await clock.advance(120_000);
+		await run.all;
+		expect(run.grantedAt).toEqual([120_000]);
+	});
+
+	it('a Retry-After of 99999999 s never makes it re-arm a timer every millisecond (timers as Node.js runs them)', async () => {
+		const clock = new NodeLikeClock();
+		const limiter = new RateLimiter({ perWindow: 100, windowMs: 1000, concurrency: 10 }, clock);
+		limiter.pauseUntil(clock.now() + 99999999 * 1000);
+		limiter.pauseFor(99999999 * 1000);
+		const run = startMany(limiter, clock, 3);
+		await clock.advance(10_000);
+		expect(clock.armed).toBeLessThanOrEqual(2);
+		await clock.advance(200_000);
+		await run.all;
+		expect(clock.armed).toBeLessThanOrEqual(2);
+	});
+
+	it('never arms a timer beyond what the runtime holds, even for a full window of years', async () => {
+		const clock = new NodeLikeClock();
+		const limiter = new RateLimiter({ perWindow: 1, windowMs: 10 * 365 * 24 * 3_600_000, concurrency: 10 }, clock);
+		const first = await limiter.acquire();
+		first();
+		const waiting = startMany(limiter, clock, 1);
+		await clock.advance(5_000);
+		expect(waiting.grantedAt[0]).toBeUndefined();
+		expect(clock.armed).toBeLessThanOrEqual(1);
+	});
+
+	it('says how long until its window frees a place: when the oldest request counted leaves it', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 10, windowMs: 1000, concurrency: 10 }, clock);
+		expect(limiter.msUntilWindowFrees()).toBe(1000); // it knows of no request: a whole window
+		const release = await limiter.acquire();
+		await clock.advance(100);
+		release();
+		await clock.advance(300);
+		expect(limiter.msUntilWindowFrees()).toBe(701);
+		await clock.advance(701);
+		expect(limiter.msUntilWindowFrees()).toBe(1000);
 	});
 });
