@@ -4,6 +4,7 @@
  *
  * Pure functions, shared by the credential classes' `authenticate` and by the transport.
  */
+import type { IAuthenticateRuleResponseCode, IAuthenticateRuleResponseSuccessBody, ICredentialTestRequest } from 'n8n-workflow';
 
 export const ACCOUNT_KEY_PREFIX = 'acc_';
 
@@ -82,4 +83,23 @@ export function assertRequestTarget(url: string | undefined, baseURL: string | u
 	}
 	const base = assertSafeUrl(baseURL, field);
 	assertSafeUrl(new URL(url ?? '', `${base}/`).toString(), field);
+}
+
+/**
+ * One spelling per address, for keying what is per key and address (the rate limiter): scheme
+ * and host in lower case, no default port, no trailing slash. `https://API.example.com` and
+ * `https://api.example.com:443/` are one address.
+ */
+export function canonicalAddress(url: string): string {
+	const parsed = new URL(url.trim());
+	return `${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, '')}${parsed.search}`;
+}
+
+/**
+ * A credential test's rules, of both kinds in one list. n8n types `rules` as a list of one
+ * kind or of the other, but its credential tester reads each rule's `type` (status rules when
+ * the request failed, body rules when it succeeded), so a mixed list works as written.
+ */
+export function testRules(...rules: Array<IAuthenticateRuleResponseCode | IAuthenticateRuleResponseSuccessBody>): ICredentialTestRequest['rules'] {
+	return rules as IAuthenticateRuleResponseCode[];
 }

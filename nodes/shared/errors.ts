@@ -61,9 +61,57 @@ const STATUS_MESSAGES: Record<number, string> = {
 	405: 'The API does not allow this method on this address (the node and the API version may not match).',
 	429: 'Too many requests: the API\'s rate limit was still exceeded after waiting and retrying.',
 	500: 'The API had an unexpected failure, which persisted after retrying.',
-	502: 'The telephone carrier rejected the request.',
-	503: 'The service is unavailable.',
+	502: 'A gateway or proxy in front of the API answered HTTP 502 (bad gateway): the API itself did not answer.',
+	503: 'The service is unavailable (HTTP 503), and stayed so after retrying.',
+	504: 'A gateway or proxy in front of the API answered HTTP 504 (gateway timeout): the API did not answer it in time.',
 };
+
+/** An error body in the Account API's own shape: `success: false` and a code in `error`. */
+export function isAccountErrorBody(body: unknown): boolean {
+	return isObject(body) && body.success === false && typeof body.error === 'string';
+}
+
+/** An error body in the Unified API's own envelope: `success: false` and a code in `code`. */
+export function isUnifiedErrorBody(body: unknown): boolean {
+	return isObject(body) && body.success === false && typeof body.code === 'string';
+}
+
+/** A success body of the Account API: a JSON object with `success: true`. */
+export function isAccountSuccessBody(body: unknown): boolean {
+	return isObject(body) && body.success === true;
+}
+
+/** A success body of the Unified API: the envelope with `success: true` and a `result` object. */
+export function isUnifiedSuccessBody(body: unknown): boolean {
+	return isObject(body) && body.success === true && isObject(body.result);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** What a body that is not the API's JSON was, in words: "an HTML page", "an empty answer", ... */
+export function kindOfBody(body: unknown): string {
+	if (body === undefined || body === null || body === '') return 'an empty answer';
+	if (typeof body === 'string') return /^\s*</.test(body) || /<html/i.test(body) ? 'an HTML page' : 'text that is not JSON';
+	if (Array.isArray(body)) return 'a JSON list';
+	if (isObject(body)) return 'JSON that is not in the API\'s format';
+	return 'a bare JSON value';
+}
+
+/**
+ * The answer of something that is not the API (a web app, a login page, a proxy's error page):
+ * says so, and where to look. `where` is the address without secrets.
+ */
+export function describeNotTheApi(apiName: string, where: string, field: string, status: number, body: unknown): ErrorDescription {
+	return {
+		message: `The address ${where} does not answer like the ${apiName}: it answered HTTP ${status} with ${kindOfBody(body)}.`,
+		description: `Check the ${field} in the credential. ${
+			field === 'Base URL' ? 'It is the API host from your provider\'s documentation, without /v1.' : 'It is the one address every Unified API request is posted to.'
+		}`,
+		httpStatus: status,
+	};
+}
 
 function text(value: unknown): string | undefined {
 	return typeof value === 'string' && value.trim() ? value.trim() : undefined;
@@ -92,7 +140,10 @@ export function describeAccountError(status: number, body: unknown): ErrorDescri
 	if (status === 402 && !ACCOUNT_MESSAGES[code ?? '']) {
 		result.message = 'The account has run out of what this request needs (SMS credits, minutes or AI minutes). Top up in the dashboard, then run the workflow again.';
 	}
-	if (status === 502) {
+	// Only the API's own 502 is the carrier's answer; one from a gateway or proxy (an HTML page,
+	// or JSON in another shape) is not blamed on the carrier.
+	if (status === 502 && isAccountErrorBody(body)) {
+		result.message = 'The telephone carrier rejected the request.';
 		const carrier = CARRIER_CODE_KEYS.map((key) => obj[key]).find((v) => typeof v === 'string' || typeof v === 'number');
 		if (carrier !== undefined) {
 			result.carrierCode = String(carrier);

@@ -7,10 +7,19 @@ export interface RetryPolicy {
 	/** Attempts in all, the first included. */
 	maxAttempts: number;
 	baseDelayMs: number;
+	/** The longest backoff between two attempts. */
 	maxDelayMs: number;
+	/** The longest any one wait may be, a server's Retry-After included. */
+	maxWaitMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 30_000 };
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 30_000, maxWaitMs: 120_000 };
+
+/**
+ * Before looking up a write whose request got no answer at all (a broken connection, a
+ * timeout), give the server this long to finish what it may still be doing with it.
+ */
+export const LOOKUP_SETTLE_MS = 2_000;
 
 /** Retry-After as seconds or an HTTP date, in milliseconds from `now`; undefined if absent or unreadable. */
 export function parseRetryAfter(header: unknown, now: number): number | undefined {
@@ -31,46 +40,75 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
 
 /** How a failed attempt ended, as far as retrying is concerned. */
 export type Outcome =
-	| { kind: 'status'; status: number; retryAfterMs?: number }
+	/**
+	 * 429: the server refused the request without acting on it. `waitedMs`: what this request
+	 * has already waited after 429s; `windowFreesInMs`: when the key's rate window frees a place,
+	 * as the limiter counts it.
+	 */
+	| { kind: 'rateLimited'; retryAfterMs?: number; windowMs: number; windowFreesInMs: number; waitedMs: number }
 	/** The connection failed before the request was sent (refused, DNS): nothing reached the server. */
 	| { kind: 'notSent' }
-	/** The request may have reached the server (reset, timeout): its outcome is unknown. */
-	| { kind: 'unknown' };
+	/**
+	 * The request may or may not have been carried out: a 500, a gateway's 502/503/504, a
+	 * broken connection or a timeout after it was sent. `responded`: whether any answer came.
+	 */
+	| { kind: 'unknown'; responded: boolean; retryAfterMs?: number };
 
-export interface RetryDecision {
-	retry: boolean;
-	delayMs: number;
-}
+export type RetryDecision =
+	/** Send again after `delayMs`; `holdKeyMs`: hold every other request on the key back as long. */
+	| { action: 'retry'; delayMs: number; holdKeyMs?: number }
+	/** A write whose outcome is unknown: after `delayMs`, look it up before anything else. */
+	| { action: 'lookUp'; delayMs: number }
+	/**
+	 * Give up. `attempts`: the attempts are used up; `waitTooLong`: the server asked to wait
+	 * longer than the cap; `unknownOutcome`: a write that may have been carried out.
+	 */
+	| { action: 'stop'; why: 'attempts' | 'waitTooLong' | 'unknownOutcome' };
 
 /**
- * 429 is always safe to repeat: the server refused the request without acting on it.
- * `retryableStatuses` are those the API documents as retryable (Account: 500).
- * A Retry-After the server sent is honoured for either.
- * A request whose outcome is unknown is repeated only when it is idempotent (a read).
+ * - 429 is always safe to repeat: the server refused the request without acting on it. A
+ *   Retry-After is waited out (and every request on the key waits with it) when it is within
+ *   the cap; beyond the cap the request fails at once, saying how long the server asked for.
+ *   Without Retry-After, the wait lasts until the rate window frees a place (at least the
+ *   backoff, at most one window) and, once a whole window has been waited out, is the usual
+ *   backoff; the request does not give up before it has waited a whole window.
+ * - A request that never left is sent again.
+ * - A request whose outcome is unknown is sent again only when it is idempotent (a read); a
+ *   write is looked up first when the caller can look it up, and is never sent again blindly.
  */
 export function decideRetry(
 	outcome: Outcome,
 	attempt: number,
-	{
-		idempotent,
-		retryableStatuses,
-		policy = DEFAULT_RETRY,
-		random,
-	}: { idempotent: boolean; retryableStatuses: readonly number[]; policy?: RetryPolicy; random?: () => number },
+	{ idempotent, canLookUp = false, policy = DEFAULT_RETRY, random }: { idempotent: boolean; canLookUp?: boolean; policy?: RetryPolicy; random?: () => number },
 ): RetryDecision {
-	const no = { retry: false, delayMs: 0 };
-	if (attempt >= policy.maxAttempts) return no;
+	const lastAttempt = attempt >= policy.maxAttempts;
 	const backoff = backoffDelay(attempt, policy, random);
 	switch (outcome.kind) {
-		case 'status':
-			if (outcome.status === 429) {
-				return { retry: true, delayMs: outcome.retryAfterMs !== undefined ? Math.min(outcome.retryAfterMs, 120_000) : backoff };
+		case 'rateLimited': {
+			if (outcome.retryAfterMs !== undefined) {
+				if (outcome.retryAfterMs > policy.maxWaitMs) return { action: 'stop', why: 'waitTooLong' };
+				if (lastAttempt) return { action: 'stop', why: 'attempts' };
+				return { action: 'retry', delayMs: outcome.retryAfterMs, holdKeyMs: outcome.retryAfterMs };
 			}
-			if (!retryableStatuses.includes(outcome.status)) return no;
-			return { retry: true, delayMs: outcome.retryAfterMs !== undefined ? Math.min(outcome.retryAfterMs, 120_000) : backoff };
+			const ceiling = Math.min(outcome.windowMs, policy.maxWaitMs);
+			// Until a whole window has been waited out, wait for the window to free a place; after
+			// that, a 429 comes from elsewhere (another client on the key, a stricter server): back off.
+			const windowWaitedOut = outcome.waitedMs >= outcome.windowMs;
+			let delayMs = Math.min(ceiling, windowWaitedOut ? backoff : Math.max(backoff, outcome.windowFreesInMs));
+			if (lastAttempt) {
+				if (windowWaitedOut) return { action: 'stop', why: 'attempts' };
+				delayMs = Math.min(policy.maxWaitMs, Math.max(delayMs, outcome.windowMs - outcome.waitedMs));
+			}
+			return { action: 'retry', delayMs, holdKeyMs: delayMs };
+		}
 		case 'notSent':
-			return { retry: true, delayMs: backoff };
+			return lastAttempt ? { action: 'stop', why: 'attempts' } : { action: 'retry', delayMs: backoff };
 		case 'unknown':
-			return idempotent ? { retry: true, delayMs: backoff } : no;
+			if (idempotent) {
+				if (lastAttempt) return { action: 'stop', why: 'attempts' };
+				return { action: 'retry', delayMs: Math.min(outcome.retryAfterMs ?? backoff, policy.maxWaitMs) };
+			}
+			if (!canLookUp || lastAttempt) return { action: 'stop', why: 'unknownOutcome' };
+			return { action: 'lookUp', delayMs: outcome.responded ? backoff : Math.max(backoff, LOOKUP_SETTLE_MS) };
 	}
 }

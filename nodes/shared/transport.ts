@@ -4,8 +4,11 @@
  * For every request: the credential's rules are checked (key prefix, HTTPS or loopback),
  * the request waits for its place under the key's rate limit, goes out through n8n's
  * `httpRequestWithAuthentication` (so n8n applies the credential, its proxy and TLS
- * settings), is retried only when that is safe, and any failure becomes a NodeApiError
- * whose every string has been cleared of keys and secrets.
+ * settings) bounded as a whole by a timeout, and is retried only when that is safe (see
+ * retry.ts). A success must be the API's own JSON, or it is an error ("does not answer like
+ * the API"). A write whose outcome is unknown is looked up when the operation says how
+ * (recovery.ts, lookups.ts), and otherwise never sent again. Everything that leaves, success
+ * bodies included, has been cleared of keys and secrets; failures are NodeApiErrors.
  */
 import { createHash } from 'node:crypto';
 import type {
@@ -23,18 +26,26 @@ import type {
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { sleep, systemClock } from './clock';
-import { assertAccountKey, assertSafeUrl, assertUnifiedKey, CredentialRuleError } from './credentialRules';
-import { describeAccountError, describeUnifiedError, type ErrorDescription } from './errors';
+import { assertAccountKey, assertSafeUrl, assertUnifiedKey, canonicalAddress, CredentialRuleError } from './credentialRules';
+import {
+	describeAccountError,
+	describeNotTheApi,
+	describeUnifiedError,
+	type ErrorDescription,
+	isAccountErrorBody,
+	isAccountSuccessBody,
+	isUnifiedErrorBody,
+	isUnifiedSuccessBody,
+} from './errors';
 import { ACCOUNT_LIMIT, type RateLimiter, sharedLimiter, UNIFIED_LIMITS, type UnifiedService } from './pacing';
-import { decideRetry, type Outcome, parseRetryAfter } from './retry';
+import { ClaimLedger, LookupGate, type LookupResult, type LookupWindow, lookupSince, serverClockOffset } from './recovery';
+import { decideRetry, DEFAULT_RETRY, type Outcome, parseRetryAfter } from './retry';
 import { redactSecrets } from './secrets';
 
 export type CommsContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;
 
 export const ACCOUNT_CREDENTIAL = 'commsAccountApi';
 export const UNIFIED_CREDENTIAL = 'commsUnifiedApi';
-
-const REQUEST_TIMEOUT_MS = 30_000;
 
 interface Connection {
 	credentialType: string;
@@ -50,20 +61,23 @@ function fingerprint(...parts: string[]): string {
 	return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16);
 }
 
-/** The pacing scope of a key at an address: the API's limits are per key. */
+/**
+ * The pacing scope of a key at an address: the API's limits are per key. The address is
+ * canonical first, so `https://API.example.com` and `https://api.example.com:443/` share one.
+ */
 export function limiterScope(api: 'account' | 'unified', key: string, url: string, service?: UnifiedService): string {
-	const base = `${api}:${fingerprint(key, url.replace(/\/+$/, ''))}`;
+	const base = `${api}:${fingerprint(key, canonicalAddress(url))}`;
 	return service ? `${base}:${service}` : base;
 }
 
 function parseConnection(credentialType: string, credentials: ICredentialDataDecryptedObject): Connection {
 	if (credentialType === ACCOUNT_CREDENTIAL) {
 		const key = assertAccountKey(credentials.apiKey);
-		const url = assertSafeUrl(credentials.baseUrl, 'Base URL');
+		const url = canonicalAddress(assertSafeUrl(credentials.baseUrl, 'Base URL'));
 		return { credentialType, url, secrets: [key], scope: limiterScope('account', key, url) };
 	}
 	const { key } = assertUnifiedKey(credentials.apiKey);
-	const url = assertSafeUrl(credentials.endpointUrl, 'Endpoint URL');
+	const url = canonicalAddress(assertSafeUrl(credentials.endpointUrl, 'Endpoint URL'));
 	const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
 	return { credentialType, url, secrets: [key, secret].filter(Boolean), scope: limiterScope('unified', key, url) };
 }
@@ -123,6 +137,56 @@ function networkCode(error: unknown): string | undefined {
 /** Nothing reached the server: safe to send again. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
 
+/**
+ * How long one request may take, all of it: connecting, the answer's headers and its body.
+ * (n8n's `timeout` is axios's, which after the headers only bounds how long the socket may sit
+ * idle, so a server trickling its body could hold a request for ever.)
+ */
+let requestTimeoutMs = 30_000;
+
+/** Changes the whole-request timeout; returns the previous one. For tests, which cannot wait 30 s. */
+export function setRequestTimeout(ms: number): number {
+	const previous = requestTimeoutMs;
+	requestTimeoutMs = ms;
+	return previous;
+}
+
+/**
+ * A write the transport can look up when its outcome is unknown (see `lookups.ts`). Without
+ * one, a write whose outcome is unknown is never sent again.
+ */
+export interface Reconcile {
+	/** Writes that could be taken for one another (same number and recipient) share a key. */
+	key: string;
+	/** For the output's note: "the SMS", and where it was looked for: "the SMS history". */
+	what: string;
+	history: string;
+	/** The identifiers of the record a success body describes, claimed for the item. */
+	idsOf(body: IDataObject): string[];
+	/** Looks for the record the request may have made. Errors count as "cannot tell". */
+	find(ctx: CommsContext, window: LookupWindow, itemIndex?: number): Promise<LookupResult>;
+}
+
+/**
+ * What one execution's items have claimed, and the gate between its sends and look-ups. Keyed
+ * by the execution's cancel signal (one per execution, shared by all its nodes), or by the
+ * node context where there is none.
+ */
+const executions = new WeakMap<object, { claims: ClaimLedger; gate: LookupGate }>();
+
+function executionOf(ctx: CommsContext): { claims: ClaimLedger; gate: LookupGate } {
+	const owner = cancelSignal(ctx) ?? ctx;
+	let state = executions.get(owner);
+	if (!state) {
+		state = { claims: new ClaimLedger(), gate: new LookupGate() };
+		executions.set(owner, state);
+	}
+	return state;
+}
+
+/** How far each address's clock is ahead of ours, from its latest `Date` header. */
+const serverOffsets = new Map<string, number>();
+
 interface Attempt {
 	method: IHttpRequestMethods;
 	url: string;
@@ -130,17 +194,19 @@ interface Attempt {
 	body?: () => IDataObject;
 	itemIndex?: number;
 	limiter: RateLimiter;
-	/** Statuses the API documents as retryable, besides 429. */
-	retryableStatuses: readonly number[];
+	api: 'account' | 'unified';
 	describe: (status: number, body: unknown) => ErrorDescription;
 	apiName: string;
-	/** What the request does, for the message when its outcome is unknown. */
+	/** The credential field holding the address, for "does not answer like the API". */
+	addressField: string;
+	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
 	action: string;
+	reconcile?: Reconcile;
 }
 
 function apiError(ctx: CommsContext, connection: Connection, found: ErrorDescription, body: unknown, itemIndex?: number): NodeApiError {
 	const safe = redactSecrets({ found, body }, connection.secrets);
-	const response = (safe.body && typeof safe.body === 'object' ? safe.body : { message: String(safe.body ?? '') }) as JsonObject;
+	const response = (safe.body && typeof safe.body === 'object' ? safe.body : { message: String(safe.body ?? '').slice(0, 300) }) as JsonObject;
 	const error = new NodeApiError(ctx.getNode(), response, {
 		message: safe.found.message,
 		description: safe.found.description,
@@ -155,79 +221,272 @@ function apiError(ctx: CommsContext, connection: Connection, found: ErrorDescrip
 	return error;
 }
 
-function connectionError(ctx: CommsContext, connection: Connection, attempt: Attempt, code: string, outcome: Outcome): NodeApiError {
-	const where = redactSecrets(connection.url, connection.secrets);
-	const message =
-		outcome.kind === 'unknown' && attempt.method !== 'GET'
-			? `The connection to the ${attempt.apiName} broke after the request was sent (${code}), so it is unknown whether ${attempt.action}. It was not sent again, to avoid doing it twice: check before running this item again.`
-			: `Could not reach the ${attempt.apiName} at ${where} (${code}).`;
-	const error = new NodeApiError(ctx.getNode(), { message: code } as JsonObject, {
-		message,
-		description: 'Check the address in the credential and that the service is reachable from n8n.',
-		itemIndex: attempt.itemIndex,
+function plainError(ctx: CommsContext, connection: Connection, message: string, description: string, apiCode: string, itemIndex?: number, httpCode?: number): NodeApiError {
+	const safeMessage = redactSecrets(message, connection.secrets);
+	const error = new NodeApiError(ctx.getNode(), { message: apiCode } as JsonObject, {
+		message: safeMessage,
+		description: redactSecrets(description, connection.secrets),
+		httpCode: httpCode === undefined ? undefined : String(httpCode),
+		itemIndex,
 	});
-	error.message = message;
-	error.context.apiCode = code;
+	error.message = safeMessage;
+	error.context.apiCode = apiCode;
 	return error;
 }
 
+/** How an attempt ended. */
+type Ending =
+	| { kind: 'success'; body: IDataObject }
+	/** The API refused or failed the request for good: throw this. */
+	| { kind: 'refused'; error: NodeApiError }
+	| { kind: 'rateLimited'; status: number; body: unknown; retryAfterMs?: number }
+	/** Nothing reached the server. */
+	| { kind: 'notSent'; code: string }
+	/**
+	 * Carried out or not, nobody can say. `label` names what happened ("HTTP 500"), `reason`
+	 * says it in a sentence; `status`/`body` when an answer came.
+	 */
+	| { kind: 'unknown'; label: string; reason: string; code: string; status?: number; body?: unknown; retryAfterMs?: number };
+
+const GATEWAY_STATUS: Record<number, string> = { 502: 'bad gateway', 503: 'service unavailable', 504: 'gateway timeout' };
+
+/** Reads an answer of the API (or of whatever answered in its place). */
+function classifyResponse(ctx: CommsContext, connection: Connection, attempt: Attempt, status: number, body: unknown, retryAfterMs: number | undefined): Ending {
+	const where = redactSecrets(connection.url, connection.secrets);
+	const notTheApi = (): Ending => ({ kind: 'refused', error: apiError(ctx, connection, describeNotTheApi(attempt.apiName, where, attempt.addressField, status, body), body, attempt.itemIndex) });
+	const apiFailure = attempt.api === 'account' ? isAccountErrorBody(body) : isUnifiedErrorBody(body);
+	// A body with `success: false` is a failure whatever the status (the Unified API's statuses are not documented).
+	const saidFailure = body !== null && typeof body === 'object' && (body as IDataObject).success === false;
+
+	if (status >= 200 && status < 300 && !saidFailure) {
+		const isApi = attempt.api === 'account' ? isAccountSuccessBody(body) : isUnifiedSuccessBody(body);
+		return isApi ? { kind: 'success', body: body as IDataObject } : notTheApi();
+	}
+	if (status === 429) return { kind: 'rateLimited', status, body, retryAfterMs };
+	if (status >= 300 && status < 400) return notTheApi();
+
+	const code = apiFailure ? String((body as IDataObject)[attempt.api === 'account' ? 'error' : 'code']) : `HTTP_${status}`;
+	const unknown = (reason: string): Ending => ({ kind: 'unknown', label: `HTTP ${status}`, reason, code, status, body, retryAfterMs });
+	if (apiFailure) {
+		// The API's own answer. Its 500 (and the Unified API's INTERNAL_ERROR) may come after
+		// the work was done; its other errors are refusals (the Account API's 502 is the carrier's).
+		if (attempt.api === 'unified' && code === 'INTERNAL_ERROR') return unknown(`the ${attempt.apiName} reported an internal error (HTTP ${status}, INTERNAL_ERROR)`);
+		const documentedRefusal = attempt.api === 'account' ? status === 502 : UNIFIED_REFUSALS.has(code);
+		if (status >= 500 && !documentedRefusal) return unknown(`the ${attempt.apiName} answered HTTP ${status} (${status === 500 ? 'an unexpected failure' : (GATEWAY_STATUS[status] ?? 'a server error')})`);
+		return { kind: 'refused', error: apiError(ctx, connection, attempt.describe(status, body), body, attempt.itemIndex) };
+	}
+	// Not the API's own shape: a proxy's or gateway's page, or not the API at all.
+	if (status === 500) return unknown(`the ${attempt.apiName} answered HTTP 500 (an unexpected failure)`);
+	if (status >= 500) return unknown(`a gateway or proxy in front of the ${attempt.apiName} answered HTTP ${status}${GATEWAY_STATUS[status] ? ` (${GATEWAY_STATUS[status]})` : ''}`);
+	return notTheApi();
+}
+
+/** Unified API codes that are refusals, documented as such: nothing was done. */
+const UNIFIED_REFUSALS = new Set(['MISSING_API_KEY', 'INVALID_API_KEY', 'INSUFFICIENT_CREDITS', 'SERVICE_UNAVAILABLE']);
+
+/** Reads a failure to get an answer at all. */
+function classifyFailure(ctx: CommsContext, connection: Connection, attempt: Attempt, failure: unknown, timedOut: boolean): Ending {
+	if (timedOut) {
+		const seconds = Math.round(requestTimeoutMs / 100) / 10;
+		return { kind: 'unknown', label: `no answer within ${seconds} s`, reason: `the ${attempt.apiName} did not answer within ${seconds} seconds`, code: 'ETIMEDOUT' };
+	}
+	const code = networkCode(failure);
+	if (code === 'ERR_CANCELED') throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex: attempt.itemIndex });
+	if (!code) {
+		// Not a connection failure: the credential's own rules, or n8n refusing the request
+		// (its SSRF protection, for one). Nothing to retry; say what it was, without secrets.
+		const rule = causes(failure).find((cause) => cause instanceof CredentialRuleError) as Error | undefined;
+		const message = redactSecrets(String((rule ?? (failure as Error))?.message ?? failure), connection.secrets);
+		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: attempt.itemIndex });
+	}
+	if (NOT_SENT.has(code)) return { kind: 'notSent', code };
+	return { kind: 'unknown', label: code, reason: `the connection to the ${attempt.apiName} broke after the request was sent (${code})`, code };
+}
+
+/** A context whose cancel signal is `signal`: n8n gives every request the execution's own cancel signal, replacing the request's. */
+function withCancelSignal(ctx: CommsContext, signal: AbortSignal): CommsContext {
+	if (!('getExecutionCancelSignal' in ctx)) return ctx;
+	return Object.create(ctx, { getExecutionCancelSignal: { value: () => signal } }) as CommsContext;
+}
+
+/** One attempt: a place under the key's limit, then the request, bounded as a whole by the timeout. */
+async function dispatch(ctx: CommsContext, connection: Connection, attempt: Attempt, cancel: AbortSignal | undefined) {
+	const release = await attempt.limiter.acquire(cancel);
+	const deadline = new AbortController();
+	const stopTimer = systemClock.setTimer(() => deadline.abort(), requestTimeoutMs);
+	const signal = cancel ? AbortSignal.any([cancel, deadline.signal]) : deadline.signal;
+	const options: IHttpRequestOptions = {
+		method: attempt.method,
+		url: attempt.url,
+		qs: attempt.qs,
+		body: attempt.body?.(),
+		json: true,
+		timeout: requestTimeoutMs,
+		abortSignal: signal,
+		ignoreHttpStatusErrors: true,
+		returnFullResponse: true,
+		// Neither API redirects; following one could carry the key to another host or to plain http.
+		disableFollowRedirect: true,
+	};
+	const sentAtWallMs = Date.now();
+	try {
+		const response = (await ctx.helpers.httpRequestWithAuthentication.call(withCancelSignal(ctx, signal), connection.credentialType, options)) as IN8nHttpFullResponse;
+		const offset = serverClockOffset(response.headers?.date, Date.now());
+		if (offset !== undefined) serverOffsets.set(connection.scope, offset);
+		return { response, sentAtWallMs, failure: undefined, timedOut: false };
+	} catch (failure) {
+		return { response: undefined, sentAtWallMs, failure, timedOut: deadline.signal.aborted && !cancel?.aborted };
+	} finally {
+		stopTimer();
+		release();
+	}
+}
+
+const noop = () => undefined;
+
+function humanDuration(ms: number): string {
+	const seconds = Math.ceil(ms / 1000);
+	if (seconds < 120) return `${seconds} seconds`;
+	const minutes = Math.round(seconds / 60);
+	if (minutes < 120) return `${minutes} minutes`;
+	const hours = Math.round(minutes / 60);
+	if (hours < 48) return `${hours} hours`;
+	return `${Math.round(hours / 24)} days`;
+}
+
 async function send(ctx: CommsContext, connection: Connection, attempt: Attempt): Promise<IDataObject> {
-	const signal = cancelSignal(ctx);
+	const cancel = cancelSignal(ctx);
+	const { reconcile } = attempt;
+	const execution = reconcile ? executionOf(ctx) : undefined;
+	const gateKey = reconcile ? `${connection.scope}|${reconcile.key}` : '';
+	const scoped = (ids: string[]) => ids.map((id) => `${connection.scope}|${id}`);
+	let firstSentWallMs: number | undefined;
+	let rateLimitWaitedMs = 0;
+	/** Set when a look-up found nothing and the request was sent again. */
+	let resentAfter: string | undefined;
+
 	for (let number = 1; ; number++) {
-		const options: IHttpRequestOptions = {
-			method: attempt.method,
-			url: attempt.url,
-			qs: attempt.qs,
-			body: attempt.body?.(),
-			json: true,
-			timeout: REQUEST_TIMEOUT_MS,
-			ignoreHttpStatusErrors: true,
-			returnFullResponse: true,
-			// Neither API redirects; following one could carry the key to another host or to plain http.
-			disableFollowRedirect: true,
-		};
-		const release = await attempt.limiter.acquire(signal);
-		let response: IN8nHttpFullResponse | undefined;
-		let failure: unknown;
+		const leave = execution ? await execution.gate.enter(gateKey, 'send') : noop;
+		let ending: Ending;
 		try {
-			response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, connection.credentialType, options)) as IN8nHttpFullResponse;
-		} catch (error) {
-			failure = error;
+			const { response, sentAtWallMs, failure, timedOut } = await dispatch(ctx, connection, attempt, cancel);
+			firstSentWallMs ??= sentAtWallMs;
+			if (response) {
+				const retryAfterMs = parseRetryAfter(response.headers?.['retry-after'], Date.now());
+				ending = classifyResponse(ctx, connection, attempt, response.statusCode, response.body, retryAfterMs);
+			} else {
+				ending = classifyFailure(ctx, connection, attempt, failure, timedOut);
+			}
+			if (ending.kind === 'success' && execution && reconcile) execution.claims.claim(scoped(reconcile.idsOf(ending.body)));
 		} finally {
-			release();
+			leave();
 		}
 
-		let outcome: Outcome;
-		if (response) {
-			const { statusCode: status, body } = response;
-			// A body with `success: false` is a failure whatever the status (the Unified API's statuses are not documented).
-			const failed = status >= 300 || (body !== null && typeof body === 'object' && (body as IDataObject).success === false);
-			if (!failed) return (body ?? {}) as IDataObject;
-			const retryAfterMs = parseRetryAfter(response.headers?.['retry-after'], Date.now());
-			outcome = { kind: 'status', status, retryAfterMs };
-			if (status === 429) attempt.limiter.pauseUntil(systemClock.now() + (retryAfterMs ?? 1000));
-			const decision = decideRetry(outcome, number, { idempotent: attempt.method === 'GET', retryableStatuses: attempt.retryableStatuses });
-			if (!decision.retry) throw apiError(ctx, connection, attempt.describe(status, body), body, attempt.itemIndex);
-			ctx.logger?.debug(`${attempt.apiName}: HTTP ${status}, retrying in ${decision.delayMs} ms (attempt ${number})`);
-			await sleep(systemClock, decision.delayMs, signal);
+		if (ending.kind === 'success') {
+			const body = redactSecrets(ending.body, connection.secrets);
+			if (resentAfter && reconcile) {
+				body.recoveredAfter = resentAfter;
+				body.recovery = `After ${resentAfter} the outcome was unknown; ${reconcile.what} was not in ${reconcile.history}, so the request was sent again.`;
+			}
+			return body;
+		}
+		if (ending.kind === 'refused') throw ending.error;
+
+		const outcome: Outcome =
+			ending.kind === 'rateLimited'
+				? { kind: 'rateLimited', retryAfterMs: ending.retryAfterMs, windowMs: attempt.limiter.limit.windowMs, windowFreesInMs: attempt.limiter.msUntilWindowFrees(), waitedMs: rateLimitWaitedMs }
+				: ending.kind === 'notSent'
+					? { kind: 'notSent' }
+					: { kind: 'unknown', responded: ending.status !== undefined, retryAfterMs: ending.retryAfterMs };
+		const decision = decideRetry(outcome, number, { idempotent: attempt.method === 'GET', canLookUp: reconcile !== undefined });
+
+		if (decision.action === 'stop') throw finalError(ctx, connection, attempt, ending, decision.why);
+
+		if (decision.action === 'retry') {
+			if (decision.holdKeyMs) attempt.limiter.pauseFor(decision.holdKeyMs);
+			if (ending.kind === 'rateLimited') rateLimitWaitedMs += decision.delayMs;
+			const what = ending.kind === 'rateLimited' ? `HTTP ${ending.status}` : ending.kind === 'notSent' ? `connection failed (${ending.code})` : ending.label;
+			ctx.logger?.debug(`${attempt.apiName}: ${what}, retrying in ${decision.delayMs} ms (attempt ${number})`);
+			await sleep(systemClock, decision.delayMs, cancel);
 			continue;
 		}
 
-		const code = networkCode(failure);
-		if (code === 'ERR_CANCELED') throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex: attempt.itemIndex });
-		if (!code) {
-			// Not a connection failure: the credential's own rules, or n8n refusing the request
-			// (its SSRF protection, for one). Nothing to retry; say what it was, without secrets.
-			const rule = causes(failure).find((cause) => cause instanceof CredentialRuleError) as Error | undefined;
-			const message = redactSecrets(String((rule ?? (failure as Error))?.message ?? failure), connection.secrets);
-			throw new NodeOperationError(ctx.getNode(), message, { itemIndex: attempt.itemIndex });
+		// A write whose outcome is unknown: look it up before anything else.
+		const unknown = ending as Extract<Ending, { kind: 'unknown' }>;
+		ctx.logger?.debug(`${attempt.apiName}: ${unknown.label} on a write, looking it up in ${reconcile!.history} in ${decision.delayMs} ms (attempt ${number})`);
+		await sleep(systemClock, decision.delayMs, cancel);
+		const found = await lookUp(ctx, connection, attempt, execution!, gateKey, firstSentWallMs!, scoped);
+		if (found.kind === 'found') {
+			const body = redactSecrets(found.result, connection.secrets);
+			body.recoveredAfter = unknown.label;
+			body.recovery = `After ${unknown.label} the outcome was unknown; ${reconcile!.what} was found in ${reconcile!.history}, so it was not sent again.`;
+			return body;
 		}
-		outcome = NOT_SENT.has(code) ? { kind: 'notSent' } : { kind: 'unknown' };
-		const decision = decideRetry(outcome, number, { idempotent: attempt.method === 'GET', retryableStatuses: attempt.retryableStatuses });
-		if (!decision.retry) throw connectionError(ctx, connection, attempt, code, outcome);
-		ctx.logger?.debug(`${attempt.apiName}: connection failed (${code}), retrying in ${decision.delayMs} ms (attempt ${number})`);
-		await sleep(systemClock, decision.delayMs, signal);
+		if (found.kind === 'undecided') throw unknownOutcomeError(ctx, connection, attempt, unknown, `Looking it up in ${reconcile!.history} could not settle it: ${found.reason}.`);
+		resentAfter = unknown.label;
 	}
+}
+
+/** Looks a write up, with sends of the same key held back, and claims what it finds. */
+async function lookUp(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	execution: { claims: ClaimLedger; gate: LookupGate },
+	gateKey: string,
+	firstSentWallMs: number,
+	scoped: (ids: string[]) => string[],
+): Promise<LookupResult> {
+	const reconcile = attempt.reconcile!;
+	const leave = await execution.gate.enter(gateKey, 'lookUp');
+	try {
+		const window = { sinceMs: lookupSince(firstSentWallMs, serverOffsets.get(connection.scope)), isClaimed: (ids: string[]) => execution.claims.isClaimed(scoped(ids)) };
+		let found: LookupResult;
+		try {
+			found = await reconcile.find(ctx, window, attempt.itemIndex);
+		} catch (error) {
+			if (cancelSignal(ctx)?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex: attempt.itemIndex });
+			found = { kind: 'undecided', reason: `the look-up itself failed (${redactSecrets(String((error as Error)?.message ?? error), connection.secrets)})` };
+		}
+		if (found.kind === 'found') execution.claims.claim(scoped(found.ids));
+		return found;
+	} finally {
+		leave();
+	}
+}
+
+function unknownOutcomeError(ctx: CommsContext, connection: Connection, attempt: Attempt, ending: Extract<Ending, { kind: 'unknown' }>, lookedUp = ''): NodeApiError {
+	const reason = ending.reason.charAt(0).toUpperCase() + ending.reason.slice(1);
+	const message = `${reason}, so it is unknown whether ${attempt.action}. ${lookedUp ? `${lookedUp} ` : ''}It was not sent again, to avoid doing it twice: check before running this item again.`;
+	const description = ending.status === undefined ? 'Check the address in the credential and that the service is reachable from n8n.' : attempt.describe(ending.status, ending.body).description;
+	return plainError(ctx, connection, message, description, ending.code, attempt.itemIndex, ending.status);
+}
+
+/** The error a request ends with when it will not be tried again. */
+function finalError(ctx: CommsContext, connection: Connection, attempt: Attempt, ending: Exclude<Ending, { kind: 'success' | 'refused' }>, why: 'attempts' | 'waitTooLong' | 'unknownOutcome'): NodeApiError {
+	if (ending.kind === 'rateLimited') {
+		if (why === 'waitTooLong') {
+			const asked = humanDuration(ending.retryAfterMs ?? 0);
+			return plainError(
+				ctx,
+				connection,
+				`The ${attempt.apiName} is refusing requests for now (HTTP 429) and asked to wait ${asked} before the next one (Retry-After), longer than the ${humanDuration(DEFAULT_RETRY.maxWaitMs)} the node waits. Nothing was carried out; run the workflow again later.`,
+				`The rate limit of this API key was exceeded. The server asked for a pause of ${asked}.`,
+				'RATE_LIMITED',
+				attempt.itemIndex,
+				429,
+			);
+		}
+		return apiError(ctx, connection, attempt.describe(ending.status, ending.body), ending.body, attempt.itemIndex);
+	}
+	if (ending.kind === 'unknown' && (why === 'unknownOutcome' || attempt.method !== 'GET')) return unknownOutcomeError(ctx, connection, attempt, ending);
+	if (ending.kind === 'unknown' && ending.status !== undefined) return apiError(ctx, connection, attempt.describe(ending.status, ending.body), ending.body, attempt.itemIndex);
+	const where = redactSecrets(connection.url, connection.secrets);
+	const message =
+		ending.code === 'ETIMEDOUT' && ending.kind === 'unknown'
+			? `The ${attempt.apiName} at ${where} did not answer within ${Math.round(requestTimeoutMs / 1000)} seconds, after retrying.`
+			: `Could not reach the ${attempt.apiName} at ${where} (${ending.code}).`;
+	return plainError(ctx, connection, message, 'Check the address in the credential and that the service is reachable from n8n.', ending.code, attempt.itemIndex);
 }
 
 export interface AccountRequest {
@@ -239,9 +498,19 @@ export interface AccountRequest {
 	itemIndex?: number;
 	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
 	action?: string;
+	/**
+	 * For a write: how to look it up when its outcome is unknown (see `lookups.ts`). Then a
+	 * 500, a gateway's 502/503/504, a broken connection or a timeout leads to a look-up, and the
+	 * request is sent again only if the look-up shows it was not carried out. Without it, such
+	 * a write is never sent again.
+	 */
+	reconcile?: Reconcile;
 }
 
-/** A request to the Account API v1. Returns the parsed body of a success. */
+/**
+ * A request to the Account API v1. Returns the body of a success (an object with
+ * `success: true`, cleared of secrets); anything else is a NodeApiError.
+ */
 export async function accountApiRequest(ctx: CommsContext, request: AccountRequest): Promise<IDataObject> {
 	const connection = await getConnection(ctx, ACCOUNT_CREDENTIAL);
 	const qs = request.qs && Object.fromEntries(Object.entries(request.qs).filter(([, v]) => v !== undefined && v !== ''));
@@ -252,10 +521,12 @@ export async function accountApiRequest(ctx: CommsContext, request: AccountReque
 		body: request.body ? () => ({ ...request.body }) : undefined,
 		itemIndex: request.itemIndex,
 		limiter: sharedLimiter(connection.scope, ACCOUNT_LIMIT),
-		retryableStatuses: [500],
+		api: 'account',
 		describe: describeAccountError,
 		apiName: 'Comms Account API',
+		addressField: 'Base URL',
 		action: request.action ?? 'the request was carried out',
+		reconcile: request.method === 'POST' ? request.reconcile : undefined,
 	});
 }
 
@@ -265,7 +536,10 @@ export interface UnifiedSuccess extends IDataObject {
 	billing: IDataObject;
 }
 
-/** One envelope to the Unified API. Returns the success envelope. */
+/**
+ * One envelope to the Unified API. Returns the success envelope (cleared of secrets). The API
+ * has nothing to look a request up with, so one whose outcome is unknown is never sent again.
+ */
 export async function unifiedApiRequest(
 	ctx: CommsContext,
 	service: UnifiedService,
@@ -280,9 +554,10 @@ export async function unifiedApiRequest(
 		body: () => ({ service, action, data: { ...data } }),
 		itemIndex,
 		limiter: sharedLimiter(`${connection.scope}:${service}`, UNIFIED_LIMITS[service]),
-		retryableStatuses: [],
+		api: 'unified',
 		describe: describeUnifiedError,
 		apiName: 'Comms Unified API',
+		addressField: 'Endpoint URL',
 		action: `the ${service} request was carried out`,
 	})) as UnifiedSuccess;
 }

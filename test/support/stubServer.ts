@@ -10,6 +10,8 @@ export interface Received {
 	url: string;
 	headers: http.IncomingHttpHeaders;
 	body: string;
+	/** When the request had arrived in full (Date.now()). */
+	at: number;
 }
 
 export type Reply =
@@ -32,7 +34,7 @@ export async function startStubServer(): Promise<StubServer> {
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+			received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
 			const reply = replies.length > 1 ? replies.shift()! : replies[0];
 			if ('drop' in reply) {
 				req.socket.destroy();

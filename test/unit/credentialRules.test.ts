@@ -1,4 +1,5 @@
-import { assertAccountKey, assertRequestTarget, assertSafeUrl, assertUnifiedKey, isLoopbackHost } from '../../nodes/shared/credentialRules';
+import { assertAccountKey, assertRequestTarget, assertSafeUrl, assertUnifiedKey, canonicalAddress, isLoopbackHost } from '../../nodes/shared/credentialRules';
+import { limiterScope } from '../../nodes/shared/transport';
 
 describe('key prefixes', () => {
 	it('accepts acc_ keys and trims them', () => expect(assertAccountKey('  acc_abc123  ')).toBe('acc_abc123'));
@@ -38,5 +39,24 @@ describe('addresses', () => {
 	it('still checks where a path would take the request', () => {
 		expect(() => assertRequestTarget('http://evil.example.com/v1/numbers', 'https://api.example.com', 'Base URL')).toThrow(/plain http/);
 		expect(() => assertRequestTarget('/v1/numbers', 'https://api.example.com', 'Base URL')).not.toThrow();
+	});
+});
+
+describe('canonicalAddress', () => {
+	it.each([
+		['https://API.example.com', 'https://api.example.com'],
+		['https://api.example.com:443/', 'https://api.example.com'],
+		['HTTPS://Api.Example.COM//', 'https://api.example.com'],
+		['http://127.0.0.1:4010/', 'http://127.0.0.1:4010'],
+		['http://localhost:80/', 'http://localhost'],
+		['https://api.example.com:8443/unified/', 'https://api.example.com:8443/unified'],
+		['https://[::1]:443/', 'https://[::1]'],
+	])('%s is %s', (input, canonical) => expect(canonicalAddress(input)).toBe(canonical));
+
+	it('one limiter scope for every spelling of an address', () => {
+		const key = 'acc_scope_test_1234';
+		const scopes = ['https://API.example.com', 'https://api.example.com:443/', 'https://api.example.com'].map((url) => limiterScope('account', key, url));
+		expect(new Set(scopes).size).toBe(1);
+		expect(limiterScope('account', key, 'https://api.example.com:8443')).not.toBe(scopes[0]);
 	});
 });

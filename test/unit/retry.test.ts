@@ -1,4 +1,5 @@
-import { backoffDelay, decideRetry, DEFAULT_RETRY, parseRetryAfter } from '../../nodes/shared/retry';
+import { backoffDelay, decideRetry, DEFAULT_RETRY, LOOKUP_SETTLE_MS, parseRetryAfter } from '../../nodes/shared/retry';
+import { MAX_PAUSE_MS } from '../../nodes/shared/pacing';
 
 describe('parseRetryAfter', () => {
 	it('reads seconds', () => expect(parseRetryAfter('7', 0)).toBe(7000));
@@ -22,32 +23,80 @@ describe('backoffDelay', () => {
 });
 
 describe('decideRetry', () => {
-	const write = { idempotent: false, retryableStatuses: [500], random: () => 1 };
+	const write = { idempotent: false, canLookUp: false, random: () => 1 };
+	const lookedUp = { ...write, canLookUp: true };
 	const read = { ...write, idempotent: true };
+	const window = { windowMs: 60_000, windowFreesInMs: 20_000, waitedMs: 0 };
 
-	it('retries a 429 after Retry-After, reads and writes alike', () => {
-		expect(decideRetry({ kind: 'status', status: 429, retryAfterMs: 3000 }, 1, write)).toEqual({ retry: true, delayMs: 3000 });
+	describe('429', () => {
+		it('waits the Retry-After the server asked for, and holds the key that long, reads and writes alike', () => {
+			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 3000, ...window }, 1, write)).toEqual({ action: 'retry', delayMs: 3000, holdKeyMs: 3000 });
+			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 3000, ...window }, 1, read)).toEqual({ action: 'retry', delayMs: 3000, holdKeyMs: 3000 });
+		});
+		it('waits up to the cap (120 s)', () => {
+			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 120_000, ...window }, 1, write)).toMatchObject({ action: 'retry', delayMs: 120_000 });
+		});
+		it('fails at once when the server asks for longer than the cap, and holds nobody back', () => {
+			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 120_001, ...window }, 1, write)).toEqual({ action: 'stop', why: 'waitTooLong' });
+			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 99999999 * 1000, ...window }, 1, read)).toEqual({ action: 'stop', why: 'waitTooLong' });
+		});
+		it('without Retry-After, waits until the window frees a place and holds the key as long', () => {
+			expect(decideRetry({ kind: 'rateLimited', ...window }, 1, write)).toEqual({ action: 'retry', delayMs: 20_000, holdKeyMs: 20_000 });
+		});
+		it('without Retry-After, waits at least the backoff and at most one window', () => {
+			expect(decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 10 }, 3, write)).toMatchObject({ delayMs: 2000 });
+			expect(decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 500_000 }, 1, write)).toMatchObject({ delayMs: 60_000 });
+		});
+		it('without Retry-After, backs off as usual once a whole window has been waited out', () => {
+			expect(decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 59_000, waitedMs: 60_000 }, 2, write)).toEqual({ action: 'retry', delayMs: 1000, holdKeyMs: 1000 });
+		});
+		it('without Retry-After, does not give up before one full window has been waited out', () => {
+			const last = DEFAULT_RETRY.maxAttempts;
+			// 0.5 + 1 + 2 + 4 + 8 s of backoff is not a minute: one more wait, for the rest of the window.
+			expect(decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 10, waitedMs: 15_500 }, last, write)).toEqual({
+				action: 'retry',
+				delayMs: 44_500,
+				holdKeyMs: 44_500,
+			});
+			expect(decideRetry({ kind: 'rateLimited', ...window, waitedMs: 60_000 }, last, write)).toEqual({ action: 'stop', why: 'attempts' });
+		});
+		it('with Retry-After, stops after the last attempt', () => {
+			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 1000, ...window }, DEFAULT_RETRY.maxAttempts, write)).toEqual({ action: 'stop', why: 'attempts' });
+		});
 	});
-	it('backs off on a 429 without Retry-After', () => {
-		expect(decideRetry({ kind: 'status', status: 429 }, 2, write)).toEqual({ retry: true, delayMs: 1000 });
+
+	describe('a request that never left', () => {
+		it('is sent again, read or write', () => {
+			expect(decideRetry({ kind: 'notSent' }, 1, write)).toEqual({ action: 'retry', delayMs: 500 });
+		});
+		it('up to the last attempt', () => {
+			expect(decideRetry({ kind: 'notSent' }, DEFAULT_RETRY.maxAttempts, write)).toEqual({ action: 'stop', why: 'attempts' });
+		});
 	});
-	it('retries statuses the API calls retryable', () => {
-		expect(decideRetry({ kind: 'status', status: 500 }, 1, write).retry).toBe(true);
+
+	describe('an outcome that is unknown (500, a gateway 502/503/504, a broken connection, a timeout)', () => {
+		it('a read is sent again, after Retry-After if the server sent one (capped)', () => {
+			expect(decideRetry({ kind: 'unknown', responded: true }, 2, read)).toEqual({ action: 'retry', delayMs: 1000 });
+			expect(decideRetry({ kind: 'unknown', responded: true, retryAfterMs: 5000 }, 2, read)).toEqual({ action: 'retry', delayMs: 5000 });
+			expect(decideRetry({ kind: 'unknown', responded: true, retryAfterMs: 3_600_000 }, 2, read)).toEqual({ action: 'retry', delayMs: 120_000 });
+			expect(decideRetry({ kind: 'unknown', responded: false }, DEFAULT_RETRY.maxAttempts, read)).toEqual({ action: 'stop', why: 'attempts' });
+		});
+		it('a write is never sent again blindly', () => {
+			expect(decideRetry({ kind: 'unknown', responded: true }, 1, write)).toEqual({ action: 'stop', why: 'unknownOutcome' });
+			expect(decideRetry({ kind: 'unknown', responded: false }, 1, write)).toEqual({ action: 'stop', why: 'unknownOutcome' });
+		});
+		it('a write that can be looked up is looked up first; with no answer at all, after letting the server settle', () => {
+			expect(decideRetry({ kind: 'unknown', responded: true }, 1, lookedUp)).toEqual({ action: 'lookUp', delayMs: 500 });
+			expect(decideRetry({ kind: 'unknown', responded: false }, 1, lookedUp)).toEqual({ action: 'lookUp', delayMs: LOOKUP_SETTLE_MS });
+		});
+		it('a write is not looked up (nor sent) again after the last attempt', () => {
+			expect(decideRetry({ kind: 'unknown', responded: true }, DEFAULT_RETRY.maxAttempts, lookedUp)).toEqual({ action: 'stop', why: 'unknownOutcome' });
+		});
 	});
-	it('does not retry other statuses', () => {
-		for (const status of [400, 401, 402, 403, 404, 405, 502, 503]) expect(decideRetry({ kind: 'status', status }, 1, read).retry).toBe(false);
-	});
-	it('retries a request that never left', () => {
-		expect(decideRetry({ kind: 'notSent' }, 1, write).retry).toBe(true);
-	});
-	it('never repeats a write whose outcome is unknown, but repeats a read', () => {
-		expect(decideRetry({ kind: 'unknown' }, 1, write).retry).toBe(false);
-		expect(decideRetry({ kind: 'unknown' }, 1, read).retry).toBe(true);
-	});
-	it('stops after the last attempt', () => {
-		expect(decideRetry({ kind: 'status', status: 429 }, DEFAULT_RETRY.maxAttempts, write).retry).toBe(false);
-	});
-	it('caps a huge Retry-After', () => {
-		expect(decideRetry({ kind: 'status', status: 429, retryAfterMs: 3_600_000 }, 1, write).delayMs).toBe(120_000);
+});
+
+describe('caps', () => {
+	it('the limiter holds a key back no longer than a request itself waits', () => {
+		expect(MAX_PAUSE_MS).toBe(DEFAULT_RETRY.maxWaitMs);
 	});
 });

@@ -140,12 +140,23 @@ describe('Account API error codes', () => {
 		expectNoSecret(failed.run);
 	});
 
-	it('500 that never clears, after bounded retries', async () => {
+	it('500 that never clears a read, after bounded retries', async () => {
 		stub.received.length = 0;
-		const { failed } = await runBoth('account', [{ status: 500, body: accountEcho({ success: false, error: 'internal', message: 'oops' }), headers: { 'retry-after': '0' } }]);
+		const { failed } = await runBoth('account', [{ status: 500, body: accountEcho({ success: false, error: 'internal', message: 'oops' }), headers: { 'retry-after': '0' } }], 'GET');
 		expect(failed.error?.message).toMatch(/unexpected failure/);
 		expect(stub.received.length).toBe(12); // 6 attempts, in each of the two runs
 		expectNoSecret(failed.run);
+	});
+
+	it('500 answering a write that cannot be looked up: not sent again, and the error says its outcome is unknown', async () => {
+		stub.received.length = 0;
+		const { failed, continued } = await runBoth('account', [{ status: 500, body: accountEcho({ success: false, error: 'internal', message: 'oops' }), headers: { 'retry-after': '0' } }]);
+		expect(failed.error?.message).toMatch(/unexpected failure.*unknown whether.*not sent again/);
+		expect(continued.output('Node')[0].json.error).toMatch(/unknown whether/);
+		expect(stub.received.length).toBe(2); // one attempt in each of the two runs
+		expectNoSecret(failed.run);
+		expectNoSecret(continued.run);
+		expectNoSecret(failed.error);
 	});
 
 	it('a body that is not JSON', async () => {
@@ -208,6 +219,63 @@ describe('Unified API error codes', () => {
 	it('a connection dropped after sending', async () => {
 		const { failed } = await runBoth('unified', [{ drop: true }]);
 		expect(failed.error?.message).toMatch(/unknown whether the sms request was carried out/);
+		expectNoSecret(failed.run);
+	});
+});
+
+describe('success bodies are cleared of secrets too', () => {
+	it('an Account success body echoing the key reaches no output', async () => {
+		const { failed, continued } = await runBoth('account', [{ status: 200, body: accountEcho({ success: true, numbers: [{ label: `key ${ACCOUNT_KEY}` }] }) }], 'GET');
+		expect(failed.error).toBeUndefined();
+		const [item] = failed.output('Node');
+		expect(item.json.numbers).toEqual([{ label: 'key ****' }]);
+		expectNoSecret(failed.run);
+		expectNoSecret(continued.run);
+	});
+
+	it('a Unified success envelope echoing the key and the webhook secret reaches no output', async () => {
+		const { failed } = await runBoth('unified', [{ status: 200, body: echoing({ success: true, result: { message_id: 'm1', echo: UNIFIED_KEY }, billing: { cost: 3 } }) }]);
+		expect(failed.error).toBeUndefined();
+		expect(failed.output('Node')[0].json.result).toEqual({ message_id: 'm1', echo: '****' });
+		expectNoSecret(failed.run);
+	});
+});
+
+const PROXY_PAGE = (status: number) => `<html><head><title>${status}</title></head><body><center><h1>${status} Gateway</h1></center><hr><center>nginx</center><!-- ${ACCOUNT_KEY} --></body></html>`;
+
+describe('a gateway or proxy in front of the API (HTML 502, 503, 504)', () => {
+	it.each([502, 503, 504])('HTTP %i from a proxy is retried for a read, and not blamed on the carrier', async (status) => {
+		stub.received.length = 0;
+		const { failed } = await runBoth('account', [{ status, body: PROXY_PAGE(status), headers: { 'content-type': 'text/html', 'retry-after': '0' } }], 'GET');
+		expect(stub.received.length).toBe(12); // 6 attempts, in each of the two runs
+		expect(failed.error?.message).not.toMatch(/carrier/);
+		expect(failed.error?.message).toMatch(status === 503 ? /unavailable/ : /gateway or proxy/);
+		expectNoSecret(failed.run);
+	});
+
+	it.each([502, 503, 504])('HTTP %i from a proxy answering a write: its outcome is unknown, so it is not sent again', async (status) => {
+		stub.received.length = 0;
+		const { failed, continued } = await runBoth('account', [{ status, body: PROXY_PAGE(status), headers: { 'content-type': 'text/html' } }]);
+		expect(stub.received.length).toBe(2); // one attempt in each run
+		expect(failed.error?.message).toMatch(new RegExp(`gateway or proxy in front of the Comms Account API answered HTTP ${status}.*unknown whether`));
+		expect(failed.error?.message).not.toMatch(/carrier/);
+		expect(continued.output('Node')[0].json.error).toMatch(/unknown whether/);
+		expectNoSecret(failed.run);
+		expectNoSecret(continued.run);
+	});
+
+	it('only the API\'s own 502 is the carrier\'s, and it is not retried', async () => {
+		stub.received.length = 0;
+		const { failed } = await runBoth('account', [{ status: 502, body: accountEcho({ success: false, error: 'carrier_rejected', message: 'no', carrierCode: '30003' }) }], 'GET');
+		expect(failed.error?.message).toMatch(/carrier rejected the request \(carrier code 30003\)/);
+		expect(stub.received.length).toBe(2);
+	});
+
+	it('the Unified API behind a failing proxy: a write whose outcome is unknown is never sent again', async () => {
+		stub.received.length = 0;
+		const { failed } = await runBoth('unified', [{ status: 504, body: PROXY_PAGE(504), headers: { 'content-type': 'text/html' } }]);
+		expect(stub.received.length).toBe(2);
+		expect(failed.error?.message).toMatch(/answered HTTP 504.*unknown whether the sms request was carried out/);
 		expectNoSecret(failed.run);
 	});
 });

@@ -3,9 +3,12 @@
  * key travels, what is refused before any request, and that retries wait out 429s.
  */
 import { runWorkflow } from '../../harness';
+import { ACCOUNT_LIMIT, setSharedLimit } from '../../nodes/shared/pacing';
+import { limiterScope, setRequestTimeout } from '../../nodes/shared/transport';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
 import { startStubServer, type StubServer } from '../support/stubServer';
-import { singleNodeWorkflow } from '../support/workflows';
+import { startTricklingServer } from '../support/tricklingServer';
+import { items, singleNodeWorkflow } from '../support/workflows';
 
 const ACCOUNT_KEY = 'acc_transport_test_9f8e7d6c5b4a';
 const LIVE_KEY = 'key_live_transport_test_1a2b3c4d';
@@ -92,11 +95,18 @@ describe('retries', () => {
 		expect(stub.received).toHaveLength(2);
 	});
 
-	it('retries the Account API 500 the spec calls retryable', async () => {
-		stub.reply({ status: 500, body: { success: false, error: 'internal' }, headers: { 'retry-after': '0' } }, { status: 201, body: { success: true, messageId: 'SM1' } });
-		const result = await run({ api: 'account', method: 'POST', path: '/v1/sms', body: '{"to":"+447700900123"}' }, account());
+	it('retries a read answered with the Account API 500 the spec calls retryable', async () => {
+		stub.reply({ status: 500, body: { success: false, error: 'internal' }, headers: { 'retry-after': '0' } }, { status: 200, body: { success: true, numbers: [] } });
+		const result = await run({ api: 'account' }, account());
 		expect(result.error).toBeUndefined();
 		expect(stub.received).toHaveLength(2);
+	});
+
+	it('does not send a write answered 500 again blindly (without a look-up it is never sent again)', async () => {
+		stub.reply({ status: 500, body: { success: false, error: 'internal' }, headers: { 'retry-after': '0' } }, { status: 201, body: { success: true, messageId: 'SM1' } });
+		const result = await run({ api: 'account', method: 'POST', path: '/v1/sms', body: '{"to":"+447700900123"}' }, account());
+		expect(stub.received).toHaveLength(1);
+		expect(result.error?.message).toMatch(/HTTP 500.*unknown whether.*not sent again/);
 	});
 
 	it('does not send a POST again when the connection dropped after it was sent', async () => {
@@ -119,5 +129,122 @@ describe('retries', () => {
 		const result = await run({ api: 'unified' }, unified());
 		expect(stub.received).toHaveLength(1);
 		expect(result.error?.message).toMatch(/internal error/);
+	});
+});
+
+describe('429: one answer cannot stall every execution on a key', () => {
+	const rateLimited = { success: false, error: 'rate_limited', message: 'slow down' };
+
+	it('fails at once, saying how long the server asked for, when Retry-After is beyond the 120 s cap', async () => {
+		stub.reply({ status: 429, body: rateLimited, headers: { 'retry-after': '600' } }, { status: 200, body: { success: true, numbers: [] } });
+		const started = Date.now();
+		const result = await run({ api: 'account' }, account());
+		expect(Date.now() - started).toBeLessThan(5_000);
+		expect(stub.received).toHaveLength(1);
+		expect(result.error?.message).toMatch(/asked to wait 10 minutes/);
+		expect(result.error?.message).toMatch(/longer than the 2 minutes the node waits/);
+		expect((result.error as unknown as { httpCode: string }).httpCode).toBe('429');
+	});
+
+	it('Retry-After: 99999999 fails just as fast, and the next execution on the key is not held back', async () => {
+		stub.reply({ status: 429, body: rateLimited, headers: { 'retry-after': '99999999' } }, { status: 200, body: { success: true, numbers: [] } });
+		const started = Date.now();
+		const first = await run({ api: 'account' }, account());
+		expect(first.error?.message).toMatch(/asked to wait 1157 days/);
+		const second = await run({ api: 'account' }, account());
+		expect(second.error).toBeUndefined();
+		expect(Date.now() - started).toBeLessThan(5_000);
+		expect(stub.received).toHaveLength(2);
+	});
+
+	it('a Retry-After within the cap holds every execution on the key until it ends', async () => {
+		stub.reply({ status: 429, body: rateLimited, headers: { 'retry-after': '2' } }, { status: 200, body: { success: true, numbers: [] } });
+		const first = run({ api: 'account' }, account());
+		while (stub.received.length < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+		await new Promise((resolve) => setTimeout(resolve, 100));
+		const second = run({ api: 'account' }, account());
+		expect((await first).error).toBeUndefined();
+		expect((await second).error).toBeUndefined();
+		const [refused, ...later] = stub.received;
+		for (const request of later) expect(request.at - refused.at).toBeGreaterThanOrEqual(1_950);
+	});
+
+	describe('without Retry-After (the API documents no header)', () => {
+		const scope = () => limiterScope('account', ACCOUNT_KEY, stub.url);
+		afterEach(() => setSharedLimit(scope(), ACCOUNT_LIMIT));
+
+		it('holds the key\'s other requests back until the rate window frees a place, instead of letting each discover the 429', async () => {
+			setSharedLimit(scope(), { perWindow: 100, windowMs: 2_000, concurrency: 10 });
+			stub.reply({ status: 429, body: rateLimited }, { status: 200, body: { success: true, numbers: [] } });
+			const first = run({ api: 'account' }, account());
+			while (stub.received.length < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			const second = run({ api: 'account' }, account());
+			expect((await first).error).toBeUndefined();
+			expect((await second).error).toBeUndefined();
+			expect(stub.received).toHaveLength(3);
+			const [refused, ...later] = stub.received;
+			// The window (2 s) frees its place 2 s after the refused request was answered.
+			for (const request of later) expect(request.at - refused.at).toBeGreaterThanOrEqual(1_900);
+		});
+
+		it('waits for the window to free a place before trying again, and does not give up before a whole window has been waited out', async () => {
+			setSharedLimit(scope(), { perWindow: 100, windowMs: 3_000, concurrency: 10 });
+			stub.reply({ status: 429, body: rateLimited });
+			const started = Date.now();
+			const result = await run({ api: 'account' }, account());
+			expect(result.error?.message).toMatch(/rate limit was still exceeded/);
+			expect(stub.received).toHaveLength(6);
+			expect(stub.received[1].at - stub.received[0].at).toBeGreaterThanOrEqual(2_900);
+			expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
+		}, 60_000);
+	});
+
+	it('keys the limiter by the canonical address: a different spelling of the same address shares its limit', async () => {
+		const spelled = stub.url.replace('http://127.0.0.1', 'HTTP://LocalHost');
+		const canonical = limiterScope('account', ACCOUNT_KEY, stub.url.replace('127.0.0.1', 'localhost'));
+		setSharedLimit(canonical, { perWindow: 1, windowMs: 1_500, concurrency: 1 });
+		try {
+			const result = await runWorkflow(singleNodeWorkflow(PROBE_TYPE, { api: 'account' }), { credentials: account({ baseUrl: `${spelled}/` }), nodeTypes, input: items(2) });
+			expect(result.error).toBeUndefined();
+			expect(stub.received).toHaveLength(2);
+			expect(stub.received[1].at - stub.received[0].at).toBeGreaterThanOrEqual(1_400);
+		} finally {
+			setSharedLimit(canonical, ACCOUNT_LIMIT);
+		}
+	});
+});
+
+describe('the request timeout bounds the whole request, not only an idle socket', () => {
+	let previous: number;
+	beforeEach(() => {
+		previous = setRequestTimeout(1_500);
+	});
+	afterEach(() => setRequestTimeout(previous));
+
+	it('an answer whose body trickles in is cut off at the timeout; a write is then not sent again', async () => {
+		const slow = await startTricklingServer({ status: 201, body: { success: true, messageId: 'SM1' }, everyMs: 100, totalMs: 8_000 });
+		try {
+			const started = Date.now();
+			const result = await run({ api: 'account', method: 'POST', path: '/v1/sms', body: '{"to":"+447700900123"}' }, account({ baseUrl: slow.url }));
+			expect(Date.now() - started).toBeLessThan(4_000);
+			expect(slow.received).toHaveLength(1);
+			expect(result.error?.message).toMatch(/did not answer within 1.5 seconds, so it is unknown whether/);
+		} finally {
+			await slow.close();
+		}
+	});
+
+	it('a read cut off at the timeout is sent again', async () => {
+		const slow = await startTricklingServer({ body: { success: true, numbers: [] }, everyMs: 100, totalMs: 8_000, trickle: 1 });
+		try {
+			const started = Date.now();
+			const result = await run({ api: 'account' }, account({ baseUrl: slow.url }));
+			expect(result.error).toBeUndefined();
+			expect(slow.received).toHaveLength(2);
+			expect(Date.now() - started).toBeLessThan(4_000);
+		} finally {
+			await slow.close();
+		}
 	});
 });

@@ -1,0 +1,61 @@
+/**
+ * The look-ups an Account API write passes to the transport, so that a send whose outcome is
+ * unknown is looked up in the history before anything else (see `recovery.ts` for the
+ * matching and `transport.ts` for when it happens).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { callIds, type CallCreate, matchCreatedCall, matchSentSms, type SmsSend, smsIds } from './recovery';
+import { accountApiRequest, type Reconcile } from './transport';
+
+/** Records asked for in one look-up: the API's largest page. */
+const PAGE = 200;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** For POST /v1/sms with this body: GET /v1/sms for that number, that recipient, sent since just before. */
+export function sentSmsLookup(body: IDataObject): Reconcile {
+	const sms: SmsSend = { phoneDocId: String(body.phoneDocId), to: String(body.to), message: String(body.message) };
+	return {
+		key: `sms|${sms.phoneDocId}|${sms.to}`,
+		what: 'the SMS',
+		history: 'the SMS history',
+		idsOf: smsIds,
+		async find(ctx, window, itemIndex) {
+			const page = await accountApiRequest(ctx, {
+				method: 'GET',
+				path: '/v1/sms',
+				qs: { phoneDocId: sms.phoneDocId, peer: sms.to, direction: 'sent', since: iso(window.sinceMs), limit: PAGE },
+				itemIndex,
+			});
+			return matchSentSms(page, sms, window, PAGE);
+		},
+	};
+}
+
+/** For POST /v1/calls with this body: GET /v1/calls in that mode, for that number and customer, since just before. */
+export function createdCallLookup(body: IDataObject): Reconcile {
+	const call: CallCreate = {
+		phoneDocId: String(body.phoneDocId),
+		to: String(body.to),
+		mode: body.mode === 'ai' ? 'ai' : 'manual',
+		agentPhone: typeof body.agentPhone === 'string' ? body.agentPhone : undefined,
+		customerName: typeof body.customerName === 'string' ? body.customerName : undefined,
+		callPurpose: typeof body.callPurpose === 'string' ? body.callPurpose : undefined,
+	};
+	return {
+		key: `call|${call.mode}|${call.phoneDocId}|${call.to}`,
+		what: 'the call',
+		history: 'the call history',
+		idsOf: callIds,
+		async find(ctx, window, itemIndex) {
+			const page = await accountApiRequest(ctx, {
+				method: 'GET',
+				path: '/v1/calls',
+				qs: { mode: call.mode, phoneDocId: call.phoneDocId, peer: call.to, since: iso(window.sinceMs), limit: PAGE },
+				itemIndex,
+			});
+			return matchCreatedCall(page, call, window, PAGE);
+		},
+	};
+}
