@@ -2,6 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
+import { createdCallLookup } from '../../../shared/lookups';
 import { accountApiRequest } from '../../../shared/transport';
 import { defaultCountryOption, forOperation, phoneDocIdLocator, toParameter } from '../../../shared/descriptions';
 import { optionalString, phoneDocId, phoneNumber, requiredString, withoutSuccess } from '../../../shared/params';
@@ -94,6 +95,6 @@ export const callCreate: Operation<IDataObject> = {
 		return body;
 	},
 	async run(body, i) {
-		return withoutSuccess(await accountApiRequest(this, { method: 'POST', path: '/v1/calls', body, itemIndex: i, action: 'the call was placed' }));
+		return withoutSuccess(await accountApiRequest(this, { method: 'POST', path: '/v1/calls', body, itemIndex: i, action: 'the call was placed', reconcile: createdCallLookup(body) }));
 	},
 };

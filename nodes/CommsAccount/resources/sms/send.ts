@@ -2,6 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
+import { sentSmsLookup } from '../../../shared/lookups';
 import { accountApiRequest } from '../../../shared/transport';
 import { defaultCountryOption, forOperation, phoneDocIdLocator, smsSenderModes, toParameter } from '../../../shared/descriptions';
 import { phoneDocId, phoneNumber, requiredMessage, requiredString, withoutSuccess } from '../../../shared/params';
@@ -41,7 +42,7 @@ export const smsSend: Operation<IDataObject> = {
 	// Several SMS to one person leave in item order (and so arrive in it, as far as the network keeps it).
 	sequenceKey: (body) => String(body.to),
 	async run(body, i) {
-		const result = withoutSuccess(await accountApiRequest(this, { method: 'POST', path: '/v1/sms', body, itemIndex: i, action: 'the SMS was sent' }));
+		const result = withoutSuccess(await accountApiRequest(this, { method: 'POST', path: '/v1/sms', body, itemIndex: i, action: 'the SMS was sent', reconcile: sentSmsLookup(body) }));
 		// One segments field: the API's segmentsUsed, or the API's own rule where it sent none.
 		return { ...result, segmentsUsed: typeof result.segmentsUsed === 'number' ? result.segmentsUsed : smsSegments(body.message as string) };
 	},

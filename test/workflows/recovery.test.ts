@@ -1,0 +1,224 @@
+/**
+ * Never twice, never lost: SMS Send and Call Create through n8n's engine, against the sandbox
+ * behind a proxy that fails chosen requests before they reach it (nothing was done) or after
+ * it carried them out (the answer is lost). The client cannot tell the two apart; the node
+ * looks the request up in the history, uses the record if it is there and sends again only
+ * if it is not. The sandbox's own request log is the truth of what was done.
+ */
+import { runWorkflow } from '../../harness';
+import { TEST_NUMBERS } from '../../sandbox';
+import { type Fault, type FaultyProxy, startFaultyProxy } from '../support/faultyProxy';
+import { useSandbox } from '../support/sandbox';
+import { startStubServer, type StubServer } from '../support/stubServer';
+import { items, singleNodeWorkflow } from '../support/workflows';
+
+const sandbox = useSandbox();
+let proxy: FaultyProxy;
+beforeAll(async () => {
+	proxy = await startFaultyProxy(sandbox().accountBaseUrl);
+});
+afterAll(() => proxy.close());
+beforeEach(() => proxy.reset());
+
+const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
+const credentials = () => ({ commsAccountApi: { apiKey: sandbox().credentials.account.unrestricted, baseUrl: proxy.url } });
+const phoneDocId = () => ({ __rl: true, mode: 'id', value: sandbox().numbers.main });
+
+function sendSms(texts: string[], { to = TEST_NUMBERS.customer, continueOnFail = false } = {}) {
+	const workflow = singleNodeWorkflow(ACCOUNT, { resource: 'sms', operation: 'send', phoneDocId: phoneDocId(), to: '={{ $json.to }}', message: '={{ $json.text }}' }, { continueOnFail });
+	return runWorkflow(workflow, { credentials: credentials(), input: items(texts.length, (i) => ({ text: texts[i], to })) });
+}
+
+/** What the sandbox actually did: one entry per SMS it sent. */
+function smsSent() {
+	return sandbox()
+		.requests()
+		.filter((entry) => entry.method === 'POST' && entry.path === '/v1/sms' && entry.status === 201)
+		.map((entry) => (entry.body as { message: string }).message);
+}
+
+function callsPlaced() {
+	return sandbox()
+		.requests()
+		.filter((entry) => entry.method === 'POST' && entry.path === '/v1/calls' && entry.status === 201);
+}
+
+const posts = (path: string) => proxy.log.filter((entry) => entry.method === 'POST' && entry.path === path);
+const lookups = (path: string) => proxy.log.filter((entry) => entry.method === 'GET' && entry.path === path);
+
+describe('SMS Send when the outcome of a send is unknown', () => {
+	it.each<[Fault, string]>([
+		['failAfter', 'HTTP 500'],
+		['gatewayAfter', 'HTTP 504'],
+		['dropAfter', 'ECONNRESET'],
+	])('carried out, answer lost (%s): found in the history, not sent again', async (fault, label) => {
+		proxy.inject('POST', '/v1/sms', fault);
+		const result = await sendSms(['Your code is 481516']);
+		expect(result.error).toBeUndefined();
+		expect(smsSent()).toEqual(['Your code is 481516']);
+		const [item] = result.output('Node');
+		const { record } = await sandbox().control.get(item.json.messageId as string);
+		expect(record.body).toBe('Your code is 481516');
+		expect(item.json).toMatchObject({ to: TEST_NUMBERS.customer, phoneDocId: sandbox().numbers.main, status: 'sent', recoveredAfter: label, segmentsUsed: 1 });
+		expect(item.json.recovery).toMatch(/found in the SMS history, so it was not sent again/);
+		expect(posts('/v1/sms')).toHaveLength(1);
+		expect(lookups('/v1/sms')).toHaveLength(1);
+		const query = new URLSearchParams(lookups('/v1/sms')[0].query);
+		expect(Object.fromEntries(query)).toMatchObject({ phoneDocId: sandbox().numbers.main, peer: TEST_NUMBERS.customer, direction: 'sent' });
+		expect(Date.parse(query.get('since')!)).toBeLessThanOrEqual(Date.now());
+	});
+
+	it.each<[Fault, string]>([
+		['failBefore', 'HTTP 500'],
+		['gatewayBefore', 'HTTP 502'],
+	])('not carried out (%s): not in the history, so sent again, once', async (fault, label) => {
+		proxy.inject('POST', '/v1/sms', fault);
+		const result = await sendSms(['Your code is 271828']);
+		expect(result.error).toBeUndefined();
+		expect(smsSent()).toEqual(['Your code is 271828']);
+		const [item] = result.output('Node');
+		expect(item.json).toMatchObject({ status: 'sent', recoveredAfter: label });
+		expect(item.json.recovery).toMatch(/not in the SMS history, so the request was sent again/);
+		const { record } = await sandbox().control.get(item.json.messageId as string);
+		expect(record.body).toBe('Your code is 271828');
+		expect(posts('/v1/sms')).toHaveLength(2);
+	});
+
+	it('identical SMS to one recipient in one execution: each item gets its own record, none is claimed twice', async () => {
+		// Item 1 goes through; item 2 is carried out but its answer lost; item 3 fails before the server.
+		proxy.inject('POST', '/v1/sms', 'pass', 'failAfter', 'failBefore');
+		const result = await sendSms(['See you at 3', 'See you at 3', 'See you at 3']);
+		expect(result.error).toBeUndefined();
+		expect(smsSent()).toEqual(['See you at 3', 'See you at 3', 'See you at 3']);
+		const output = result.output('Node');
+		const ids = output.map((item) => item.json.messageId);
+		expect(new Set(ids).size).toBe(3);
+		expect(output.map((item) => item.json.recoveredAfter)).toEqual([undefined, 'HTTP 500', 'HTTP 500']);
+		expect(output[1].json.recovery).toMatch(/found/);
+		expect(output[2].json.recovery).toMatch(/sent again/);
+	});
+
+	it('many items, faults before and after at random: zero duplicates, zero losses, input order kept', async () => {
+		const texts = Array.from({ length: 24 }, (_, i) => `Reminder ${i + 1}`);
+		const faults: Fault[] = ['failAfter', 'pass', 'failBefore', 'gatewayAfter', 'pass', 'dropAfter', 'gatewayBefore', 'pass'];
+		proxy.inject('POST', '/v1/sms', ...faults, ...faults, ...faults);
+		const recipients = ['+447700900123', '+447700900124', '+447700900125'];
+		const workflow = singleNodeWorkflow(ACCOUNT, { resource: 'sms', operation: 'send', phoneDocId: phoneDocId(), to: '={{ $json.to }}', message: '={{ $json.text }}' });
+		const result = await runWorkflow(workflow, { credentials: credentials(), input: items(texts.length, (i) => ({ text: texts[i], to: recipients[i % 3] })) });
+		expect(result.error).toBeUndefined();
+		expect([...smsSent()].sort()).toEqual([...texts].sort());
+		const output = result.output('Node');
+		expect(output).toHaveLength(texts.length);
+		for (const [i, item] of output.entries()) {
+			expect(item.pairedItem).toEqual({ item: i });
+			const { record } = await sandbox().control.get(item.json.messageId as string);
+			expect(record.body).toBe(texts[i]);
+		}
+		expect(output.filter((item) => item.json.recoveredAfter).length).toBeGreaterThanOrEqual(12);
+	});
+});
+
+describe('Call Create when the outcome of a creation is unknown', () => {
+	const call = (parameters: Record<string, unknown>, input = 1) =>
+		runWorkflow(singleNodeWorkflow(ACCOUNT, { resource: 'call', operation: 'create', phoneDocId: phoneDocId(), to: TEST_NUMBERS.customer, ...parameters }), {
+			credentials: credentials(),
+			input: items(input),
+		});
+
+	it('a manual call placed, answer lost: found in the call history, not placed again', async () => {
+		proxy.inject('POST', '/v1/calls', 'failAfter');
+		const result = await call({ mode: 'manual' });
+		expect(result.error).toBeUndefined();
+		expect(callsPlaced()).toHaveLength(1);
+		const [item] = result.output('Node');
+		const placed = callsPlaced()[0];
+		expect(item.json).toMatchObject({ to: TEST_NUMBERS.customer, recoveredAfter: 'HTTP 500' });
+		expect(item.json.recovery).toMatch(/found in the call history/);
+		const { record } = await sandbox().control.get(item.json.callId as string);
+		expect(record.to).toBe(TEST_NUMBERS.customer);
+		expect(placed.status).toBe(201);
+		expect(Object.fromEntries(new URLSearchParams(lookups('/v1/calls')[0].query))).toMatchObject({ mode: 'manual', phoneDocId: sandbox().numbers.main, peer: TEST_NUMBERS.customer });
+	});
+
+	it('an AI call not placed (500 before the server): placed once', async () => {
+		proxy.inject('POST', '/v1/calls', 'failBefore');
+		const result = await call({ mode: 'ai', customerName: 'Sam' });
+		expect(result.error).toBeUndefined();
+		expect(callsPlaced()).toHaveLength(1);
+		const [item] = result.output('Node');
+		expect(item.json).toMatchObject({ mode: 'ai', recoveredAfter: 'HTTP 500' });
+		expect(item.json.recovery).toMatch(/not in the call history, so the request was sent again/);
+	});
+
+	it('an AI call placed, the connection dropped: found, not placed again', async () => {
+		proxy.inject('POST', '/v1/calls', 'dropAfter');
+		const result = await call({ mode: 'ai', customerName: 'Sam' });
+		expect(result.error).toBeUndefined();
+		expect(callsPlaced()).toHaveLength(1);
+		const [item] = result.output('Node');
+		expect(item.json).toMatchObject({ mode: 'ai', status: expect.any(String), recoveredAfter: 'ECONNRESET' });
+		expect(item.json.callId).toBe(item.json.callSid);
+	});
+
+	it('identical calls placed at once, one of them losing its answer: three calls, three records, each claimed once', async () => {
+		proxy.inject('POST', '/v1/calls', 'pass', 'failAfter', 'pass');
+		const result = await call({ mode: 'manual' }, 3);
+		expect(result.error).toBeUndefined();
+		expect(callsPlaced()).toHaveLength(3);
+		const ids = result.output('Node').map((item) => item.json.callId);
+		expect(new Set(ids).size).toBe(3);
+	});
+});
+
+describe('when the look-up cannot decide, the item fails with "unknown whether … check"', () => {
+	let stub: StubServer;
+	beforeAll(async () => {
+		stub = await startStubServer();
+	});
+	afterAll(() => stub.close());
+	beforeEach(() => {
+		stub.received.length = 0;
+	});
+
+	const sms = (continueOnFail = false) =>
+		runWorkflow(
+			singleNodeWorkflow(ACCOUNT, { resource: 'sms', operation: 'send', phoneDocId: { __rl: true, mode: 'id', value: 'pd_1' }, to: '+447700900123', message: 'Hello' }, { continueOnFail }),
+			{ credentials: { commsAccountApi: { apiKey: 'acc_lookup_test_0123456789', baseUrl: stub.url } } },
+		);
+	const record = (id: string) => ({ id, messageId: id, direction: 'sent', toNumber: '+447700900123', body: 'Hello', source: 'account-api', sentAt: new Date().toISOString() });
+
+	it('two matching records nobody has claimed: ambiguous', async () => {
+		stub.reply({ status: 500, body: { success: false, error: 'internal_error' } }, { status: 200, body: { success: true, messages: [record('SM1'), record('SM2')], count: 2 } });
+		const result = await sms();
+		expect(result.error?.message).toMatch(/HTTP 500.*unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: 2 matching SMS records.*not sent again.*check before running this item again/);
+		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+	});
+
+	it('the look-up itself fails: not sent again, and the item says so', async () => {
+		stub.reply({ status: 500, body: { success: false, error: 'internal_error' } }, { status: 200, body: '<html>login</html>', headers: { 'content-type': 'text/html' } });
+		const result = await sms(true);
+		const [item] = result.output('Node');
+		expect(item.json.error).toMatch(/unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: the look-up itself failed/);
+		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+	});
+
+	it('a record without a readable time cannot be told from an earlier one', async () => {
+		stub.reply({ status: 500, body: { success: false, error: 'internal_error' } }, { status: 200, body: { success: true, messages: [{ ...record('SM1'), sentAt: 'yesterday' }], count: 1 } });
+		const result = await sms();
+		expect(result.error?.message).toMatch(/no readable time/);
+		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+	});
+
+	it('a record from before the send is not taken for it: the SMS is sent again', async () => {
+		const old = { ...record('SM0'), sentAt: new Date(Date.now() - 60 * 60_000).toISOString() };
+		stub.reply(
+			{ status: 500, body: { success: false, error: 'internal_error' } },
+			{ status: 200, body: { success: true, messages: [old], count: 1 } },
+			{ status: 201, body: { success: true, messageId: 'SM9', status: 'sent', to: '+447700900123', segmentsUsed: 1 } },
+		);
+		const result = await sms();
+		expect(result.error).toBeUndefined();
+		expect(result.output('Node')[0].json).toMatchObject({ messageId: 'SM9', recoveredAfter: 'HTTP 500' });
+		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET', 'POST']);
+	});
+});
