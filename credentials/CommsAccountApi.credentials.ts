@@ -1,6 +1,9 @@
 import type { ICredentialDataDecryptedObject, ICredentialTestRequest, ICredentialType, IHttpRequestOptions, Icon, INodeProperties } from 'n8n-workflow';
 
-import { assertAccountKey, assertRequestTarget } from '../nodes/shared/credentialRules';
+import { assertAccountKey, assertRequestTarget, testRules } from '../nodes/shared/credentialRules';
+
+const NOT_THE_ACCOUNT_API =
+	'This address does not answer like the Comms Account API. Check the Base URL: it is the API host from your provider\'s documentation, without /v1.';
 
 /**
  * Header key for the Account API v1. `authenticate` checks the key's prefix and the target
@@ -50,15 +53,26 @@ export class CommsAccountApi implements ICredentialType {
 		return { ...requestOptions, headers };
 	}
 
+	/**
+	 * GET /v1/numbers (free). Besides the key's own verdicts (401, 402), the answer must be the
+	 * API's: n8n's rules can only fail on a value, so a body without `success` or without
+	 * `numbers` (an HTML page, another service's JSON) fails the test, as does a 404.
+	 * Redirects are not followed, so the key cannot be carried to another host.
+	 */
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
 			url: '/v1/numbers',
 			method: 'GET',
+			disableFollowRedirect: true,
 		},
-		rules: [
+		rules: testRules(
 			{ type: 'responseCode', properties: { value: 401, message: 'The API key was not accepted: it is unknown, revoked, rotated or disabled.' } },
 			{ type: 'responseCode', properties: { value: 402, message: 'The key is valid but the account is suspended: top up minutes or credits.' } },
-		],
+			{ type: 'responseCode', properties: { value: 404, message: NOT_THE_ACCOUNT_API } },
+			{ type: 'responseCode', properties: { value: 405, message: NOT_THE_ACCOUNT_API } },
+			{ type: 'responseSuccessBody', properties: { key: 'success', value: undefined, message: NOT_THE_ACCOUNT_API } },
+			{ type: 'responseSuccessBody', properties: { key: 'numbers', value: undefined, message: NOT_THE_ACCOUNT_API } },
+		),
 	};
 }

@@ -1,15 +1,20 @@
 import type { ICredentialDataDecryptedObject, ICredentialTestRequest, ICredentialType, IHttpRequestOptions, Icon, INodeProperties } from 'n8n-workflow';
 
-import { assertRequestTarget, assertUnifiedKey } from '../nodes/shared/credentialRules';
+import { assertRequestTarget, assertUnifiedKey, testRules } from '../nodes/shared/credentialRules';
+
+const NOT_THE_UNIFIED_API =
+	'This address does not answer like the Comms Unified API. Check the Endpoint URL: it is the one address every Unified API request is posted to.';
+const INTERNAL = 'The Comms Unified API had an internal error, so the key could not be checked. Test again later.';
+const RATE_LIMITED = 'The Comms Unified API is rate limiting this key, so it could not be checked. Wait a minute and test again.';
+const GATEWAY = 'A gateway in front of the Endpoint URL answered instead of the Comms Unified API, so the key could not be checked. Test again later.';
+/** Statuses whose answer never shows whether the key was accepted: they fail the test by their status. */
+const NO_VERDICT_STATUSES = [404, 405, 429, 500, 502, 503, 504];
 
 /**
  * Body key for the Unified single-endpoint API: `authenticate` checks the key's prefix and
  * the endpoint address before n8n sends anything, then sets `api_key` in the JSON envelope.
  *
- * The credential test never spends credits or performs an action: it posts an SMS envelope
- * with no recipient and no text, which no server can carry out or charge for. An
- * INVALID_API_KEY or MISSING_API_KEY answer fails the test; any other answer (normally a
- * parameter error) means the key was accepted.
+ * The credential test never spends credits or performs an action (see `test`).
  */
 export class CommsUnifiedApi implements ICredentialType {
 	name = 'commsUnifiedApi';
@@ -74,18 +79,49 @@ export class CommsUnifiedApi implements ICredentialType {
 		return { ...requestOptions, body: { ...body, api_key: key } };
 	}
 
+	/**
+	 * Posts an SMS envelope with no recipient and no text, which no server can carry out or
+	 * charge for. It passes only on an error envelope of the API (`success: false` with a
+	 * `code`) whose code shows the key was accepted (normally a parameter error). n8n's rules
+	 * can only fail on a value, so every other answer is named: no `success` or no `code` (an
+	 * HTML page, another service's JSON), a success (something was carried out), the key
+	 * codes, INTERNAL_ERROR and RATE_LIMITED; and the statuses that say nothing about the key
+	 * (404, 405, 429, 5xx) are left to fail by their status. A 429 in the envelope under an
+	 * undocumented code would still pass (the spec names no code for it). Redirects are not
+	 * followed, so the key cannot be carried to another host.
+	 */
 	test: ICredentialTestRequest = {
 		request: {
 			url: '={{$credentials.endpointUrl}}',
 			method: 'POST',
 			body: { service: 'sms', action: 'send', data: {} },
-			// The expected answer is a parameter error (often a 4xx): let it reach the rules below
-			// instead of n8n treating every non-2xx as a failed test.
-			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
+			// The expected answer is a parameter error (often a 4xx): let it reach the body rules
+			// below, except for the statuses that never show the key was accepted.
+			ignoreHttpStatusErrors: { ignore: true, except: NO_VERDICT_STATUSES },
 		},
-		rules: [
+		rules: testRules(
+			{ type: 'responseCode', properties: { value: 404, message: NOT_THE_UNIFIED_API } },
+			{ type: 'responseCode', properties: { value: 405, message: NOT_THE_UNIFIED_API } },
+			{ type: 'responseCode', properties: { value: 429, message: RATE_LIMITED } },
+			{ type: 'responseCode', properties: { value: 500, message: INTERNAL } },
+			{ type: 'responseCode', properties: { value: 502, message: GATEWAY } },
+			{ type: 'responseCode', properties: { value: 503, message: GATEWAY } },
+			{ type: 'responseCode', properties: { value: 504, message: GATEWAY } },
+			{ type: 'responseSuccessBody', properties: { key: 'success', value: undefined, message: NOT_THE_UNIFIED_API } },
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'success',
+					value: true,
+					message: 'This address accepted an SMS with no recipient and no text, which the Comms Unified API never does. Check the Endpoint URL.',
+				},
+			},
+			{ type: 'responseSuccessBody', properties: { key: 'code', value: undefined, message: NOT_THE_UNIFIED_API } },
 			{ type: 'responseSuccessBody', properties: { key: 'code', value: 'INVALID_API_KEY', message: 'The API key was not accepted: it is invalid or has been revoked.' } },
 			{ type: 'responseSuccessBody', properties: { key: 'code', value: 'MISSING_API_KEY', message: 'No API key was sent.' } },
-		],
+			{ type: 'responseSuccessBody', properties: { key: 'code', value: 'INTERNAL_ERROR', message: INTERNAL } },
+			{ type: 'responseSuccessBody', properties: { key: 'code', value: 'RATE_LIMITED', message: RATE_LIMITED } },
+		),
 	};
 }
