@@ -36,7 +36,7 @@ describe('pasted phone numbers', () => {
 		['07700\u202F900123', 'GB', 'a national number with a narrow space'],
 		['\u202D07700 900123\u202C', 'GB', 'a national number wrapped in marks'],
 		['\u2068\u200F0044 7700 900123', undefined, 'a 00 prefix behind marks'],
-	])('%j → +447700900123 (%s)', (input, country) => {
+	])('%j with default country %s → +447700900123 (%s)', (input, country, _why) => {
 		expect(to(input, country)).toBe('+447700900123');
 	});
 
