@@ -7,7 +7,7 @@
  * the workflow over HTTP.
  */
 import { createHmac } from 'node:crypto';
-import type { ICredentialDataDecryptedObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IExecuteFunctions, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_REFS, WebhookHarness, type WebhookHarnessOptions, type WorkflowJson } from '../../harness';
@@ -46,7 +46,7 @@ class Downstream implements INodeType {
 }
 const nodeTypes = { 'test.downstream': new Downstream() };
 
-function workflow(parameters: Record<string, unknown> = {}): WorkflowJson {
+function workflow(parameters: INodeParameters = {}): WorkflowJson {
 	return {
 		name: 'Unified events',
 		nodes: [
@@ -65,7 +65,7 @@ const credentials = (webhookSecret: string | null = WEBHOOK_SECRET): Record<stri
 /** Every harness of the current test, so its executions are finished before the next test. */
 const harnesses: WebhookHarness[] = [];
 let workflowCount = 0;
-function harness(parameters: Record<string, unknown> = {}, options: WebhookHarnessOptions = {}): WebhookHarness {
+function harness(parameters: INodeParameters = {}, options: WebhookHarnessOptions = {}): WebhookHarness {
 	workflowCount += 1;
 	const created = new WebhookHarness(workflow(parameters), { credentials: credentials(), nodeTypes, workflowId: `wf-${workflowCount}`, ...options });
 	harnesses.push(created);
