@@ -10,7 +10,25 @@ import { buildScanConfig } from '@n8n/scan-community-package/scanner/scanner.mjs
 
 export default [
 	{
-		ignores: ['dist/**', 'build/**', 'node_modules/**', '.tools/**', '.e2e/**', 'coverage/**', 'test/**', 'sandbox/**', 'harness/**', 'bench/**', 'scripts/**', '*.js', '*.mjs', 'examples/**', 'docs/**', '*.json', '!package.json'],
+		ignores: [
+			'dist/**',
+			'build/**',
+			'node_modules/**',
+			'.tools/**',
+			'.e2e/**',
+			'coverage/**',
+			'test/**',
+			'sandbox/**',
+			'harness/**',
+			'bench/**',
+			'scripts/**',
+			'*.js',
+			'*.mjs',
+			'examples/**',
+			'docs/**',
+			'*.json',
+			'!package.json',
+		],
 	},
 	...(await buildScanConfig()),
 ];

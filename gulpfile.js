@@ -10,7 +10,10 @@ const { src, dest, parallel, series } = require('gulp');
 function entryPoints() {
 	const { n8n } = JSON.parse(fs.readFileSync(path.join(__dirname, 'package.json'), 'utf8'));
 	return Object.fromEntries(
-		[...n8n.nodes, ...n8n.credentials].map((entry) => [entry.replace(/^dist\//, '').replace(/\.js$/, ''), entry.replace(/^dist\//, '').replace(/\.js$/, '.ts')]),
+		[...n8n.nodes, ...n8n.credentials].map((entry) => [
+			entry.replace(/^dist\//, '').replace(/\.js$/, ''),
+			entry.replace(/^dist\//, '').replace(/\.js$/, '.ts'),
+		]),
 	);
 }
 
@@ -36,7 +39,10 @@ async function bundle() {
 }
 
 function copyAssets() {
-	return src(['icons/**/*.svg', 'nodes/**/*.{png,svg,json}', 'credentials/**/*.{png,svg}'], { base: '.', encoding: false }).pipe(dest('dist'));
+	return src(['icons/**/*.svg', 'nodes/**/*.{png,svg,json}', 'credentials/**/*.{png,svg}'], {
+		base: '.',
+		encoding: false,
+	}).pipe(dest('dist'));
 }
 
 exports.build = series(clean, parallel(bundle, copyAssets));

@@ -18,7 +18,9 @@ const path = require('node:path');
 const build = path.join(__dirname, '..', 'build');
 require(path.join(build, 'harness', 'environment')).prepareN8nEnvironment('bench');
 const { startSandbox, TEST_NUMBERS } = require(path.join(build, 'sandbox'));
-const { runWorkflow, singleNodeWorkflow, setSharedLimit, limiterScope } = require(path.join(build, 'harness'));
+const { runWorkflow, singleNodeWorkflow, setSharedLimit, limiterScope } = require(
+	path.join(build, 'harness'),
+);
 
 const REAL_WINDOW_MS = 60_000;
 const SCALED_WINDOW_MS = 6000;
@@ -26,7 +28,8 @@ const LATENCY_MS = 20;
 const DOCUMENTED_PER_WINDOW = 600;
 const ACCOUNT_CONCURRENCY = 25;
 
-const accountNode = (parameters) => singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', parameters);
+const accountNode = (parameters) =>
+	singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', parameters);
 
 /** The least time N requests need under a sliding window of `perWindow`. */
 function allowedMs(count, perWindow, windowMs) {
@@ -36,13 +39,26 @@ function allowedMs(count, perWindow, windowMs) {
 /** Bulk sends go to many people: 100 recipients in Ofcom's drama range, +44 7700 900300..399. */
 const RECIPIENTS = Array.from({ length: 100 }, (_, i) => `+447700900${300 + i}`);
 
-async function sendScenario(sandbox, { name, count, serverPerWindow, clientPerWindow, windowMs, recipients = RECIPIENTS }) {
+async function sendScenario(
+	sandbox,
+	{ name, count, serverPerWindow, clientPerWindow, windowMs, recipients = RECIPIENTS },
+) {
 	sandbox.reset();
-	sandbox.control.updateSettings({ accountRequestsPerMinute: serverPerWindow, rateWindowSeconds: windowMs / 1000, latencyMs: LATENCY_MS });
+	sandbox.control.updateSettings({
+		accountRequestsPerMinute: serverPerWindow,
+		rateWindowSeconds: windowMs / 1000,
+		latencyMs: LATENCY_MS,
+	});
 	sandbox.control.setBalances({ smsCredits: { subscription: 1_000_000, topUp: 0 } });
 	const key = sandbox.credentials.account.unrestricted;
-	setSharedLimit(limiterScope('account', key, sandbox.accountBaseUrl), { perWindow: clientPerWindow, windowMs, concurrency: ACCOUNT_CONCURRENCY });
-	const input = Array.from({ length: count }, (_, i) => ({ json: { text: `Bench message ${i + 1}`, to: recipients[i % recipients.length] } }));
+	setSharedLimit(limiterScope('account', key, sandbox.accountBaseUrl), {
+		perWindow: clientPerWindow,
+		windowMs,
+		concurrency: ACCOUNT_CONCURRENCY,
+	});
+	const input = Array.from({ length: count }, (_, i) => ({
+		json: { text: `Bench message ${i + 1}`, to: recipients[i % recipients.length] },
+	}));
 	const workflow = accountNode({
 		resource: 'sms',
 		operation: 'send',
@@ -51,7 +67,10 @@ async function sendScenario(sandbox, { name, count, serverPerWindow, clientPerWi
 		message: '={{ $json.text }}',
 	});
 	const started = process.hrtime.bigint();
-	const result = await runWorkflow(workflow, { credentials: { commsAccountApi: { apiKey: key, baseUrl: sandbox.accountBaseUrl } }, input });
+	const result = await runWorkflow(workflow, {
+		credentials: { commsAccountApi: { apiKey: key, baseUrl: sandbox.accountBaseUrl } },
+		input,
+	});
 	const ms = Number(process.hrtime.bigint() - started) / 1e6;
 	const posts = sandbox.requests().filter((r) => r.method === 'POST' && r.path === '/v1/sms');
 	const accepted = posts.filter((r) => r.status === 201).map((r) => r.body.message);
@@ -74,18 +93,39 @@ async function sendScenario(sandbox, { name, count, serverPerWindow, clientPerWi
 
 async function pagingScenario(sandbox, { count }) {
 	sandbox.reset();
-	sandbox.control.updateSettings({ smsOrder: 'oldestFirst', latencyMs: LATENCY_MS, rateWindowSeconds: 60, accountRequestsPerMinute: 600 });
+	sandbox.control.updateSettings({
+		smsOrder: 'oldestFirst',
+		latencyMs: LATENCY_MS,
+		rateWindowSeconds: 60,
+		accountRequestsPerMinute: 600,
+	});
 	const key = sandbox.credentials.account.unrestricted;
-	setSharedLimit(limiterScope('account', key, sandbox.accountBaseUrl), { perWindow: DOCUMENTED_PER_WINDOW, windowMs: 60_000, concurrency: 10 });
+	setSharedLimit(limiterScope('account', key, sandbox.accountBaseUrl), {
+		perWindow: DOCUMENTED_PER_WINDOW,
+		windowMs: 60_000,
+		concurrency: 10,
+	});
 	for (let done = 0; done < count; done += 1000) {
-		sandbox.control.injectInboundSms({ count: Math.min(1000, count - done), sentAt: new Date(Date.UTC(2026, 0, 1) + done * 1000).toISOString(), intervalSeconds: 1 });
+		sandbox.control.injectInboundSms({
+			count: Math.min(1000, count - done),
+			sentAt: new Date(Date.UTC(2026, 0, 1) + done * 1000).toISOString(),
+			intervalSeconds: 1,
+		});
 	}
 	global.gc?.();
 	const heapBefore = process.memoryUsage().heapUsed;
 	const started = process.hrtime.bigint();
-	const result = await runWorkflow(accountNode({ resource: 'sms', operation: 'getAll', returnAll: true, filters: { direction: 'received', since: '2025-12-31T00:00:00Z' } }), {
-		credentials: { commsAccountApi: { apiKey: key, baseUrl: sandbox.accountBaseUrl } },
-	});
+	const result = await runWorkflow(
+		accountNode({
+			resource: 'sms',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { direction: 'received', since: '2025-12-31T00:00:00Z' },
+		}),
+		{
+			credentials: { commsAccountApi: { apiKey: key, baseUrl: sandbox.accountBaseUrl } },
+		},
+	);
 	const ms = Number(process.hrtime.bigint() - started) / 1e6;
 	const heapAfter = process.memoryUsage().heapUsed;
 	const output = result.output('Node');
@@ -106,7 +146,13 @@ async function main() {
 	const results = [];
 	try {
 		results.push(
-			await sendScenario(sandbox, { name: 'SMS Send, unthrottled (the cost of the engine, node and HTTP)', count: 600, serverPerWindow: 100_000, clientPerWindow: 100_000, windowMs: REAL_WINDOW_MS }),
+			await sendScenario(sandbox, {
+				name: 'SMS Send, unthrottled (the cost of the engine, node and HTTP)',
+				count: 600,
+				serverPerWindow: 100_000,
+				clientPerWindow: 100_000,
+				windowMs: REAL_WINDOW_MS,
+			}),
 		);
 		results.push(
 			await sendScenario(sandbox, {
@@ -141,16 +187,24 @@ async function main() {
 		await sandbox.stop();
 	}
 	const rss = +(process.resourceUsage().maxRSS / 1024).toFixed(0);
-	console.log(`Comms Account node benchmarks (sandbox latency ${LATENCY_MS} ms, up to ${ACCOUNT_CONCURRENCY} requests in flight, Node.js ${process.version}, ${os.cpus().length} cores)\n`);
+	console.log(
+		`Comms Account node benchmarks (sandbox latency ${LATENCY_MS} ms, up to ${ACCOUNT_CONCURRENCY} requests in flight, Node.js ${process.version}, ${os.cpus().length} cores)\n`,
+	);
 	for (const result of results) {
 		console.log(`• ${result.scenario}`);
-		for (const [key, value] of Object.entries(result)) if (key !== 'scenario') console.log(`    ${key.padEnd(12)} ${value}`);
+		for (const [key, value] of Object.entries(result))
+			if (key !== 'scenario') console.log(`    ${key.padEnd(12)} ${value}`);
 	}
 	console.log(`\npeak RSS of the whole run: ${rss} MB`);
 	const file = path.join(__dirname, 'results.json');
-	fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), latencyMs: LATENCY_MS, peakRssMB: rss, results }, null, 2)}\n`);
+	fs.writeFileSync(
+		file,
+		`${JSON.stringify({ date: new Date().toISOString(), latencyMs: LATENCY_MS, peakRssMB: rss, results }, null, 2)}\n`,
+	);
 	console.log(`written to ${path.relative(process.cwd(), file)}`);
-	const bad = results.filter((r) => r.failures || r.duplicates || (r.unique !== undefined && r.unique !== r.messages));
+	const bad = results.filter(
+		(r) => r.failures || r.duplicates || (r.unique !== undefined && r.unique !== r.messages),
+	);
 	if (bad.length) {
 		console.error('a benchmark lost, failed or duplicated items');
 		process.exit(1);

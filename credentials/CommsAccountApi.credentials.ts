@@ -1,9 +1,16 @@
-import type { ICredentialDataDecryptedObject, ICredentialTestRequest, ICredentialType, IHttpRequestOptions, Icon, INodeProperties } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestOptions,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { assertAccountKey, assertRequestTarget, testRules } from '../nodes/shared/credentialRules';
 
 const NOT_THE_ACCOUNT_API =
-	'This address does not answer like the Comms Account API. Check the Base URL: it is the API host from your provider\'s documentation, without /v1.';
+	"This address does not answer like the Comms Account API. Check the Base URL: it is the API host from your provider's documentation, without /v1.";
 
 /**
  * Header key for the Account API v1. `authenticate` checks the key's prefix and the target
@@ -17,7 +24,8 @@ export class CommsAccountApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/comms.svg', dark: 'file:../icons/comms.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-comms-api#comms-account-api-credential';
+	documentationUrl =
+		'https://www.npmjs.com/package/n8n-nodes-comms-api#comms-account-api-credential';
 
 	properties: INodeProperties[] = [
 		{
@@ -28,7 +36,8 @@ export class CommsAccountApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'acc_...',
-			description: 'The key from the dashboard\'s Account API page. It starts with "acc_" and is shown only once when generated.',
+			description:
+				'The key from the dashboard\'s Account API page. It starts with "acc_" and is shown only once when generated.',
 		},
 		{
 			displayName: 'Base URL',
@@ -38,11 +47,14 @@ export class CommsAccountApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				'Where the Comms Account API is: the address in your provider\'s API documentation or on the dashboard\'s Account API page, without /v1 (for example https://api.example.com). It must start with https://. The default is the practice sandbox that comes with this package, running on the n8n machine itself; plain http:// is accepted only for such a local address.',
+				"Where the Comms Account API is: the address in your provider's API documentation or on the dashboard's Account API page, without /v1 (for example https://api.example.com). It must start with https://. The default is the practice sandbox that comes with this package, running on the n8n machine itself; plain http:// is accepted only for such a local address.",
 		},
 	];
 
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		const key = assertAccountKey(credentials.apiKey);
 		assertRequestTarget(requestOptions.url, requestOptions.baseURL, 'Base URL');
 		const headers = { ...(requestOptions.headers ?? {}) };
@@ -67,12 +79,30 @@ export class CommsAccountApi implements ICredentialType {
 			disableFollowRedirect: true,
 		},
 		rules: testRules(
-			{ type: 'responseCode', properties: { value: 401, message: 'The API key was not accepted: it is unknown, revoked, rotated or disabled.' } },
-			{ type: 'responseCode', properties: { value: 402, message: 'The key is valid but the account is suspended: top up minutes or credits.' } },
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'The API key was not accepted: it is unknown, revoked, rotated or disabled.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 402,
+					message: 'The key is valid but the account is suspended: top up minutes or credits.',
+				},
+			},
 			{ type: 'responseCode', properties: { value: 404, message: NOT_THE_ACCOUNT_API } },
 			{ type: 'responseCode', properties: { value: 405, message: NOT_THE_ACCOUNT_API } },
-			{ type: 'responseSuccessBody', properties: { key: 'success', value: undefined, message: NOT_THE_ACCOUNT_API } },
-			{ type: 'responseSuccessBody', properties: { key: 'numbers', value: undefined, message: NOT_THE_ACCOUNT_API } },
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'success', value: undefined, message: NOT_THE_ACCOUNT_API },
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'numbers', value: undefined, message: NOT_THE_ACCOUNT_API },
+			},
 		),
 	};
 }

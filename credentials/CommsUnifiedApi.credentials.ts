@@ -1,12 +1,22 @@
-import type { ICredentialDataDecryptedObject, ICredentialTestRequest, ICredentialType, IHttpRequestOptions, Icon, INodeProperties } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestOptions,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { assertRequestTarget, assertUnifiedKey, testRules } from '../nodes/shared/credentialRules';
 
 const NOT_THE_UNIFIED_API =
 	'This address does not answer like the Comms Unified API. Check the Endpoint URL: it is the one address every Unified API request is posted to.';
-const INTERNAL = 'The Comms Unified API had an internal error, so the key could not be checked. Test again later.';
-const RATE_LIMITED = 'The Comms Unified API is rate limiting this key, so it could not be checked. Wait a minute and test again.';
-const GATEWAY = 'A gateway in front of the Endpoint URL answered instead of the Comms Unified API, so the key could not be checked. Test again later.';
+const INTERNAL =
+	'The Comms Unified API had an internal error, so the key could not be checked. Test again later.';
+const RATE_LIMITED =
+	'The Comms Unified API is rate limiting this key, so it could not be checked. Wait a minute and test again.';
+const GATEWAY =
+	'A gateway in front of the Endpoint URL answered instead of the Comms Unified API, so the key could not be checked. Test again later.';
 /** Statuses whose answer never shows whether the key was accepted: they fail the test by their status. */
 const NO_VERDICT_STATUSES = [404, 405, 429, 500, 502, 503, 504];
 
@@ -23,7 +33,8 @@ export class CommsUnifiedApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/comms.svg', dark: 'file:../icons/comms.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-comms-api#comms-unified-api-credential';
+	documentationUrl =
+		'https://www.npmjs.com/package/n8n-nodes-comms-api#comms-unified-api-credential';
 
 	properties: INodeProperties[] = [
 		{
@@ -46,7 +57,7 @@ export class CommsUnifiedApi implements ICredentialType {
 			displayOptions: { show: { apiKey: [{ _cnd: { startsWith: 'key_live_' } }] } },
 		},
 		{
-			displayName: 'Test key: requests run in the provider\'s sandbox and charge nothing.',
+			displayName: "Test key: requests run in the provider's sandbox and charge nothing.",
 			name: 'testModeNotice',
 			type: 'notice',
 			default: '',
@@ -60,7 +71,7 @@ export class CommsUnifiedApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com/unified',
 			description:
-				'The one address every Unified API request is posted to, as given in your provider\'s API documentation or dashboard (for example https://api.example.com/unified). It must start with https://. The default is the practice sandbox that comes with this package, running on the n8n machine itself; plain http:// is accepted only for such a local address.',
+				"The one address every Unified API request is posted to, as given in your provider's API documentation or dashboard (for example https://api.example.com/unified). It must start with https://. The default is the practice sandbox that comes with this package, running on the n8n machine itself; plain http:// is accepted only for such a local address.",
 		},
 		{
 			displayName: 'Webhook Secret',
@@ -68,14 +79,19 @@ export class CommsUnifiedApi implements ICredentialType {
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
-			description: 'The shared secret that signs webhook events (used by the Comms Unified Trigger to verify them). Optional for the action node.',
+			description:
+				'The shared secret that signs webhook events (used by the Comms Unified Trigger to verify them). Optional for the action node.',
 		},
 	];
 
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		const { key } = assertUnifiedKey(credentials.apiKey);
 		assertRequestTarget(requestOptions.url, requestOptions.baseURL, 'Endpoint URL');
-		const body = requestOptions.body && typeof requestOptions.body === 'object' ? requestOptions.body : {};
+		const body =
+			requestOptions.body && typeof requestOptions.body === 'object' ? requestOptions.body : {};
 		return { ...requestOptions, body: { ...body, api_key: key } };
 	}
 
@@ -108,20 +124,43 @@ export class CommsUnifiedApi implements ICredentialType {
 			{ type: 'responseCode', properties: { value: 502, message: GATEWAY } },
 			{ type: 'responseCode', properties: { value: 503, message: GATEWAY } },
 			{ type: 'responseCode', properties: { value: 504, message: GATEWAY } },
-			{ type: 'responseSuccessBody', properties: { key: 'success', value: undefined, message: NOT_THE_UNIFIED_API } },
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'success', value: undefined, message: NOT_THE_UNIFIED_API },
+			},
 			{
 				type: 'responseSuccessBody',
 				properties: {
 					key: 'success',
 					value: true,
-					message: 'This address accepted an SMS with no recipient and no text, which the Comms Unified API never does. Check the Endpoint URL.',
+					message:
+						'This address accepted an SMS with no recipient and no text, which the Comms Unified API never does. Check the Endpoint URL.',
 				},
 			},
-			{ type: 'responseSuccessBody', properties: { key: 'code', value: undefined, message: NOT_THE_UNIFIED_API } },
-			{ type: 'responseSuccessBody', properties: { key: 'code', value: 'INVALID_API_KEY', message: 'The API key was not accepted: it is invalid or has been revoked.' } },
-			{ type: 'responseSuccessBody', properties: { key: 'code', value: 'MISSING_API_KEY', message: 'No API key was sent.' } },
-			{ type: 'responseSuccessBody', properties: { key: 'code', value: 'INTERNAL_ERROR', message: INTERNAL } },
-			{ type: 'responseSuccessBody', properties: { key: 'code', value: 'RATE_LIMITED', message: RATE_LIMITED } },
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'code', value: undefined, message: NOT_THE_UNIFIED_API },
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'code',
+					value: 'INVALID_API_KEY',
+					message: 'The API key was not accepted: it is invalid or has been revoked.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'code', value: 'MISSING_API_KEY', message: 'No API key was sent.' },
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'code', value: 'INTERNAL_ERROR', message: INTERNAL },
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'code', value: 'RATE_LIMITED', message: RATE_LIMITED },
+			},
 		),
 	};
 }

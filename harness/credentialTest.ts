@@ -22,10 +22,19 @@ import { credentialTypes } from './nodeTypes';
 import { buildAdditionalData, initExpressionEngine } from './runWorkflow';
 
 function get(data: IDataObject, path: string): unknown {
-	return path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as IDataObject)[key] : undefined), data);
+	return path
+		.split('.')
+		.reduce<unknown>(
+			(value, key) =>
+				value && typeof value === 'object' ? (value as IDataObject)[key] : undefined,
+			data,
+		);
 }
 
-export async function runCredentialTest(credentialType: string, data: ICredentialDataDecryptedObject): Promise<INodeCredentialTestResult> {
+export async function runCredentialTest(
+	credentialType: string,
+	data: ICredentialDataDecryptedObject,
+): Promise<INodeCredentialTestResult> {
 	await initExpressionEngine();
 	const type = credentialTypes()[credentialType];
 	const test = type?.test as ICredentialTestRequest | undefined;
@@ -42,7 +51,15 @@ export async function runCredentialTest(credentialType: string, data: ICredentia
 			inputs: ['main'],
 			outputs: ['main'],
 			credentials: [{ name: credentialType, required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: test.request }, default: '' }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: test.request },
+					default: '',
+				},
+			],
 		},
 	};
 	const nodeTypes: INodeTypes = {
@@ -73,26 +90,38 @@ export async function runCredentialTest(credentialType: string, data: ICredentia
 		{ node, data: {}, source: null },
 		[],
 	);
-	const routing = new RoutingNode(context, nodeType, { id: 'test', name: 'test', type: credentialType, data });
+	const routing = new RoutingNode(context, nodeType, {
+		id: 'test',
+		name: 'test',
+		type: credentialType,
+		data,
+	});
 
 	let response: INodeExecutionData[][] | null | undefined;
 	try {
 		response = await workflow.expression.withIsolate(async () => await routing.runNode());
 	} catch (error) {
-		const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }).cause;
+		const cause = (
+			error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }
+		).cause;
 		if (cause?.response) {
 			const { status, statusText } = cause.response;
 			for (const rule of test.rules ?? []) {
-				if (rule.type === 'responseCode' && rule.properties.value === status) return { status: 'Error', message: rule.properties.message };
+				if (rule.type === 'responseCode' && rule.properties.value === status)
+					return { status: 'Error', message: rule.properties.message };
 			}
-			if (status < 199 || status > 299) return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
+			if (status < 199 || status > 299)
+				return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
 		} else if (cause?.code) {
 			return { status: 'Error', message: cause.code };
 		}
 		return { status: 'Error', message: String((error as Error).message) };
 	}
 	for (const rule of test.rules ?? []) {
-		if (rule.type === 'responseSuccessBody' && get(response?.[0]?.[0]?.json ?? {}, rule.properties.key) === rule.properties.value) {
+		if (
+			rule.type === 'responseSuccessBody' &&
+			get(response?.[0]?.[0]?.json ?? {}, rule.properties.key) === rule.properties.value
+		) {
 			return { status: 'Error', message: rule.properties.message };
 		}
 	}

@@ -35,7 +35,10 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 
 	getParentTypes(name: string): string[] {
 		const extendsTypes = this.type(name).extends ?? [];
-		return extendsTypes.flatMap((parent) => [parent, ...(this.types[parent] ? this.getParentTypes(parent) : [])]);
+		return extendsTypes.flatMap((parent) => [
+			parent,
+			...(this.types[parent] ? this.getParentTypes(parent) : []),
+		]);
 	}
 
 	isCredentialUsableByNode(): boolean {
@@ -56,7 +59,14 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 			requestOptions.headers ??= {};
 			const resolve = (value: string) =>
 				typeof value === 'string' && value.startsWith('=') && workflow && node
-					? workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '')
+					? workflow.expression.getSimpleParameterValue(
+							node,
+							value,
+							'internal',
+							{ $credentials: credentials },
+							undefined,
+							'',
+						)
 					: value;
 			for (const [outerKey, outerValue] of Object.entries(authenticate.properties)) {
 				const target = requestOptions as unknown as Record<string, Record<string, unknown>>;
@@ -83,11 +93,18 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		return undefined;
 	}
 
-	async getCredentials(nodeCredentials: INodeCredentialsDetails, type: string): Promise<Credentials> {
+	async getCredentials(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<Credentials> {
 		return new Credentials({ id: nodeCredentials.id, name: nodeCredentials.name }, type);
 	}
 
-	async getDecrypted(_additionalData: IWorkflowExecuteAdditionalData, _nodeCredentials: INodeCredentialsDetails, type: string): Promise<ICredentialDataDecryptedObject> {
+	async getDecrypted(
+		_additionalData: IWorkflowExecuteAdditionalData,
+		_nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
 		const data = this.data[type];
 		if (!data) throw new Error(`No credentials of type "${type}" were given to the test run`);
 		return { ...data };

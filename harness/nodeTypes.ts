@@ -3,7 +3,14 @@
  * the names n8n gives a community package (`n8n-nodes-comms-api.<name>`), plus stand-ins for
  * the n8n-nodes-base nodes our example workflows use (only their behaviour we rely on).
  */
-import type { ICredentialType, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
+import type {
+	ICredentialType,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IVersionedNodeType,
+} from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
 import { packageCredentials, packageNodes } from './package';
@@ -33,7 +40,8 @@ export class HarnessNodeTypes implements INodeTypes {
 	private readonly types = new Map<string, INodeType | IVersionedNodeType>();
 
 	constructor(extra: Record<string, INodeType> = {}) {
-		for (const node of packageNodes()) this.types.set(`${PACKAGE_NAME}.${node.description.name}`, node);
+		for (const node of packageNodes())
+			this.types.set(`${PACKAGE_NAME}.${node.description.name}`, node);
 		this.types.set('n8n-nodes-base.manualTrigger', new ManualTriggerStandIn());
 		for (const [name, node] of Object.entries(extra)) this.types.set(name, node);
 	}

@@ -38,7 +38,8 @@ function load<T>(entry: string): T {
 	const exported = require(file) as Record<string, new () => T>;
 	const className = path.basename(relative).split('.')[0];
 	const Class = exported[className];
-	if (typeof Class !== 'function') throw new Error(`${entry} does not export a class named ${className}`);
+	if (typeof Class !== 'function')
+		throw new Error(`${entry} does not export a class named ${className}`);
 	return new Class();
 }
 

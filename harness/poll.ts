@@ -21,12 +21,26 @@
  * Credentials reach the node through the credential's own `authenticate` (see
  * credentialsHelper.ts), exactly as in workflow runs.
  */
-import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData, INodeType, WorkflowActivateMode, WorkflowExecuteMode } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 import { PollContext } from 'n8n-core';
 
 import { HarnessNodeTypes } from './nodeTypes';
-import { buildAdditionalData, initExpressionEngine, runWorkflow, type WorkflowJson, type WorkflowResult } from './runWorkflow';
+import {
+	buildAdditionalData,
+	initExpressionEngine,
+	runWorkflow,
+	type WorkflowJson,
+	type WorkflowResult,
+} from './runWorkflow';
 
 export interface PollHarnessOptions {
 	/** The trigger's name (default: the first polling node). */
@@ -85,8 +99,17 @@ export class PollHarness {
 		this.storedStaticData = clone(json.staticData ?? {});
 		const node = options.nodeName
 			? json.nodes.find((candidate) => candidate.name === options.nodeName)
-			: json.nodes.find((candidate) => this.nodeTypes.getByNameAndVersion(candidate.type, candidate.typeVersion).description.polling === true);
-		if (!node) throw new Error(options.nodeName ? `No node named "${options.nodeName}"` : 'The workflow has no polling node');
+			: json.nodes.find(
+					(candidate) =>
+						this.nodeTypes.getByNameAndVersion(candidate.type, candidate.typeVersion).description
+							.polling === true,
+				);
+		if (!node)
+			throw new Error(
+				options.nodeName
+					? `No node named "${options.nodeName}"`
+					: 'The workflow has no polling node',
+			);
 		this.node = node;
 		this.nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 		if (typeof this.nodeType.poll !== 'function') throw new Error(`${node.type} has no poll()`);
@@ -117,7 +140,11 @@ export class PollHarness {
 		return await this.poll({ mode: 'manual', activation: 'manual' });
 	}
 
-	async poll({ mode = 'trigger', activation = mode === 'manual' ? 'manual' : 'update', crashBeforeSave = false }: PollOptions = {}): Promise<PollRun> {
+	async poll({
+		mode = 'trigger',
+		activation = mode === 'manual' ? 'manual' : 'update',
+		crashBeforeSave = false,
+	}: PollOptions = {}): Promise<PollRun> {
 		await initExpressionEngine();
 		const durable = this.options.cursors === 'durable' && mode !== 'manual';
 		// Loaded from the database for this poll, as n8n does.
@@ -158,7 +185,9 @@ export class PollHarness {
 		const run: PollRun = { items: null, readStaticData: false, saved: false, durationMs: 0 };
 		this.runs.push(run);
 		try {
-			const result = await workflow.expression.withIsolate(async () => await this.nodeType.poll!.call(context));
+			const result = await workflow.expression.withIsolate(
+				async () => await this.nodeType.poll!.call(context),
+			);
 			run.items = result?.[0] ?? null;
 		} catch (error) {
 			run.error = error as Error;
@@ -173,7 +202,9 @@ export class PollHarness {
 					run.saved = true;
 				}
 			} else if ((workflow.staticData as { __dataChanged?: boolean }).__dataChanged === true) {
-				const { __dataChanged: _flag, ...data } = clone(workflow.staticData as IDataObject & { __dataChanged?: boolean });
+				const { __dataChanged: _flag, ...data } = clone(
+					workflow.staticData as IDataObject & { __dataChanged?: boolean },
+				);
 				this.storedStaticData = data;
 				run.saved = true;
 			}
@@ -183,7 +214,13 @@ export class PollHarness {
 		if (run.items && run.items.length > 0 && downstream && mode !== 'manual') {
 			run.execution = runWorkflow(
 				{ ...this.json, staticData: this.storedStaticData },
-				{ credentials: this.credentials, nodeTypes: this.options.nodeTypes, startNode: this.node.name, input: run.items, mode: 'trigger' },
+				{
+					credentials: this.credentials,
+					nodeTypes: this.options.nodeTypes,
+					startNode: this.node.name,
+					input: run.items,
+					mode: 'trigger',
+				},
 			);
 		}
 		return run;

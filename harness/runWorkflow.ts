@@ -120,16 +120,27 @@ function startNodeOf(workflow: Workflow, name?: string): INode {
 		return node;
 	}
 	const targets = new Set(Object.keys(workflow.connectionsByDestinationNode));
-	const start = Object.values(workflow.nodes).find((node) => !targets.has(node.name) && !node.disabled);
+	const start = Object.values(workflow.nodes).find(
+		(node) => !targets.has(node.name) && !node.disabled,
+	);
 	if (!start) throw new Error('The workflow has no node without inputs to start from');
 	return start;
 }
 
-export async function runWorkflow(json: WorkflowJson, options: RunOptions = {}): Promise<WorkflowResult> {
+export async function runWorkflow(
+	json: WorkflowJson,
+	options: RunOptions = {},
+): Promise<WorkflowResult> {
 	await initExpressionEngine();
 	const workflow = buildWorkflow(json, new HarnessNodeTypes(options.nodeTypes));
 	const mode = options.mode ?? 'manual';
-	const workflowData = { id: workflow.id, name: workflow.name, nodes: json.nodes, connections: json.connections, active: false } as unknown as IWorkflowBase;
+	const workflowData = {
+		id: workflow.id,
+		name: workflow.name,
+		nodes: json.nodes,
+		connections: json.connections,
+		active: false,
+	} as unknown as IWorkflowBase;
 	const hooks = new ExecutionLifecycleHooks(mode, `harness-${Date.now()}`, workflowData);
 	let resolveFinished!: (run: IRun) => void;
 	const finished = new Promise<IRun>((resolve) => (resolveFinished = resolve));
@@ -138,7 +149,13 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions = {}):
 	const additionalData = buildAdditionalData(options.credentials ?? {}, hooks);
 	const runExecutionData = createRunExecutionData({
 		executionData: {
-			nodeExecutionStack: [{ node: startNodeOf(workflow, options.startNode), data: { main: [options.input ?? [{ json: {} }]] }, source: null }],
+			nodeExecutionStack: [
+				{
+					node: startNodeOf(workflow, options.startNode),
+					data: { main: [options.input ?? [{ json: {} }]] },
+					source: null,
+				},
+			],
 		},
 	});
 	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);

@@ -32,7 +32,13 @@ import { Workflow } from 'n8n-workflow';
 import { HookContext, WebhookContext } from 'n8n-core';
 
 import { HarnessNodeTypes } from './nodeTypes';
-import { buildAdditionalData, initExpressionEngine, runWorkflow, type WorkflowJson, type WorkflowResult } from './runWorkflow';
+import {
+	buildAdditionalData,
+	initExpressionEngine,
+	runWorkflow,
+	type WorkflowJson,
+	type WorkflowResult,
+} from './runWorkflow';
 
 export interface WebhookRequest {
 	/** Header names in any case; they reach the node lower-cased, as Node.js gives them. */
@@ -81,7 +87,8 @@ const STARTED = { message: 'Workflow was started' };
 
 function lowerCaseHeaders(headers: WebhookRequest['headers']): http.IncomingHttpHeaders {
 	const out: http.IncomingHttpHeaders = {};
-	for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = value;
+	for (const [name, value] of Object.entries(headers))
+		if (value !== undefined) out[name.toLowerCase()] = value;
 	return out;
 }
 
@@ -136,13 +143,16 @@ class CapturedResponse {
 	}
 
 	send(body?: unknown): this {
-		if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) return this.json(body);
-		if (typeof body === 'string' && !this.getHeader('content-type')) this.setHeader('content-type', 'text/html; charset=utf-8');
+		if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array))
+			return this.json(body);
+		if (typeof body === 'string' && !this.getHeader('content-type'))
+			this.setHeader('content-type', 'text/html; charset=utf-8');
 		return this.end(body as string | Uint8Array | undefined);
 	}
 
 	json(body: unknown): this {
-		if (!this.getHeader('content-type')) this.setHeader('content-type', 'application/json; charset=utf-8');
+		if (!this.getHeader('content-type'))
+			this.setHeader('content-type', 'application/json; charset=utf-8');
 		return this.end(JSON.stringify(body));
 	}
 
@@ -160,7 +170,12 @@ class CapturedResponse {
 
 function answer(status: number, body: unknown): WebhookReply {
 	const text = JSON.stringify(body);
-	return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, text, json: body };
+	return {
+		status,
+		headers: { 'content-type': 'application/json; charset=utf-8' },
+		text,
+		json: body,
+	};
 }
 
 /** The media type of a Content-Type header, lower-cased, as n8n's `req.contentType`. */
@@ -195,12 +210,24 @@ export class WebhookHarness {
 		this.storedStaticData = JSON.parse(JSON.stringify(json.staticData ?? {})) as IDataObject;
 		const node = options.nodeName
 			? json.nodes.find((candidate) => candidate.name === options.nodeName)
-			: json.nodes.find((candidate) => this.nodeTypes.getByNameAndVersion(candidate.type, candidate.typeVersion).description.webhooks?.length);
-		if (!node) throw new Error(options.nodeName ? `No node named "${options.nodeName}"` : 'The workflow has no webhook node');
+			: json.nodes.find(
+					(candidate) =>
+						this.nodeTypes.getByNameAndVersion(candidate.type, candidate.typeVersion).description
+							.webhooks?.length,
+				);
+		if (!node)
+			throw new Error(
+				options.nodeName
+					? `No node named "${options.nodeName}"`
+					: 'The workflow has no webhook node',
+			);
 		this.node = node;
 		this.nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
-		const description = this.nodeType.description.webhooks?.find((webhook) => webhook.name === 'default');
-		if (!description || typeof this.nodeType.webhook !== 'function') throw new Error(`${node.type} has no default webhook`);
+		const description = this.nodeType.description.webhooks?.find(
+			(webhook) => webhook.name === 'default',
+		);
+		if (!description || typeof this.nodeType.webhook !== 'function')
+			throw new Error(`${node.type} has no default webhook`);
 		this.description = description;
 	}
 
@@ -224,7 +251,10 @@ export class WebhookHarness {
 		});
 	}
 
-	private webhookData(workflow: Workflow, additionalData: ReturnType<typeof buildAdditionalData>): IWebhookData {
+	private webhookData(
+		workflow: Workflow,
+		additionalData: ReturnType<typeof buildAdditionalData>,
+	): IWebhookData {
 		return {
 			httpMethod: 'POST',
 			node: this.node.name,
@@ -245,7 +275,14 @@ export class WebhookHarness {
 		await initExpressionEngine();
 		const workflow = this.workflow();
 		const additionalData = buildAdditionalData(this.credentials);
-		const context = new HookContext(workflow, this.node, additionalData, this.mode, this.mode === 'manual' ? 'manual' : 'activate', this.webhookData(workflow, additionalData));
+		const context = new HookContext(
+			workflow,
+			this.node,
+			additionalData,
+			this.mode,
+			this.mode === 'manual' ? 'manual' : 'activate',
+			this.webhookData(workflow, additionalData),
+		);
 		const methods = this.nodeType.webhookMethods?.default;
 		if (!methods) return;
 		await workflow.expression.withIsolate(async () => {
@@ -258,7 +295,14 @@ export class WebhookHarness {
 	async deactivate(): Promise<void> {
 		const workflow = this.workflow();
 		const additionalData = buildAdditionalData(this.credentials);
-		const context = new HookContext(workflow, this.node, additionalData, this.mode, 'update', this.webhookData(workflow, additionalData));
+		const context = new HookContext(
+			workflow,
+			this.node,
+			additionalData,
+			this.mode,
+			'update',
+			this.webhookData(workflow, additionalData),
+		);
 		await this.nodeType.webhookMethods?.default?.delete.call(context);
 	}
 
@@ -269,7 +313,8 @@ export class WebhookHarness {
 		const call: WebhookCall = { reply: answer(500, { message: 'not handled' }) };
 		this.calls.push(call);
 		const headers = lowerCaseHeaders(request.headers);
-		const rawBody = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
+		const rawBody =
+			typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
 		const contentType = mediaType(headers['content-type']);
 
 		// n8n's body parser: multipart is left to its form parser (no rawBody); JSON is parsed
@@ -293,7 +338,9 @@ export class WebhookHarness {
 			method: request.method ?? 'POST',
 			url: `/webhook/${this.path}`,
 			headers,
-			rawHeaders: Object.entries(headers).flatMap(([name, value]) => (Array.isArray(value) ? value.flatMap((v) => [name, v]) : [name, String(value)])),
+			rawHeaders: Object.entries(headers).flatMap(([name, value]) =>
+				Array.isArray(value) ? value.flatMap((v) => [name, v]) : [name, String(value)],
+			),
 			contentType,
 			encoding: 'utf-8',
 			rawBody: multipart ? undefined : rawBody,
@@ -306,15 +353,31 @@ export class WebhookHarness {
 		const res = new CapturedResponse();
 
 		await initExpressionEngine();
-		const additionalData = buildAdditionalData(this.credentials, undefined, { httpRequest: req, httpResponse: res } as never);
-		const context = new WebhookContext(workflow, this.node, additionalData, this.mode, this.webhookData(workflow, additionalData), [], null);
+		const additionalData = buildAdditionalData(this.credentials, undefined, {
+			httpRequest: req,
+			httpResponse: res,
+		} as never);
+		const context = new WebhookContext(
+			workflow,
+			this.node,
+			additionalData,
+			this.mode,
+			this.webhookData(workflow, additionalData),
+			[],
+			null,
+		);
 		let result: IWebhookResponseData;
 		try {
-			result = await workflow.expression.withIsolate(async () => await this.nodeType.webhook!.call(context));
+			result = await workflow.expression.withIsolate(
+				async () => await this.nodeType.webhook!.call(context),
+			);
 		} catch (error) {
 			// n8n answers 500 and records a failed execution; the error stays with the call.
 			call.error = error as Error;
-			call.reply = answer(500, { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' });
+			call.reply = answer(500, {
+				code: 0,
+				message: 'Workflow Webhook Error: Workflow could not be started!',
+			});
 			return call;
 		}
 		call.result = result;
@@ -326,21 +389,36 @@ export class WebhookHarness {
 
 		if (result.noWebhookResponse === true) {
 			call.reply = res.reply();
-			if (!res.finished) throw new Error('The node claimed the response (noWebhookResponse) but did not end it');
+			if (!res.finished)
+				throw new Error('The node claimed the response (noWebhookResponse) but did not end it');
 		}
 		if (result.workflowData === undefined) {
-			if (result.noWebhookResponse !== true) call.reply = answer(200, result.webhookResponse !== undefined ? result.webhookResponse : RECEIVED);
+			if (result.noWebhookResponse !== true)
+				call.reply = answer(
+					200,
+					result.webhookResponse !== undefined ? result.webhookResponse : RECEIVED,
+				);
 			return call;
 		}
 		const workflowData = result.workflowData;
 		call.execution = runWorkflow(
 			{ ...this.json, staticData: this.storedStaticData },
-			{ credentials: this.credentials, nodeTypes: this.extraNodeTypes, startNode: this.node.name, input: workflowData[0] ?? [], mode: this.mode },
+			{
+				credentials: this.credentials,
+				nodeTypes: this.extraNodeTypes,
+				startNode: this.node.name,
+				input: workflowData[0] ?? [],
+				mode: this.mode,
+			},
 		);
 		if (result.noWebhookResponse !== true) {
 			const mode = this.description.responseMode ?? 'onReceived';
-			if (mode !== 'onReceived') throw new Error(`The harness answers only onReceived webhooks, not "${String(mode)}"`);
-			call.reply = answer(200, result.webhookResponse !== undefined ? result.webhookResponse : STARTED);
+			if (mode !== 'onReceived')
+				throw new Error(`The harness answers only onReceived webhooks, not "${String(mode)}"`);
+			call.reply = answer(
+				200,
+				result.webhookResponse !== undefined ? result.webhookResponse : STARTED,
+			);
 		}
 		return call;
 	}
@@ -349,20 +427,36 @@ export class WebhookHarness {
 	 * A loopback HTTP server with n8n's URL layout: production `/webhook/<path>`, test
 	 * `/webhook-test/<path>` (both handled in this harness's mode). Resolves with its URLs.
 	 */
-	async listen(): Promise<{ baseUrl: string; productionUrl: string; testUrl: string; close(): Promise<void> }> {
+	async listen(): Promise<{
+		baseUrl: string;
+		productionUrl: string;
+		testUrl: string;
+		close(): Promise<void>;
+	}> {
 		const server = http.createServer((req, res) => {
 			const chunks: Buffer[] = [];
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
 			req.on('end', () => {
 				const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-				const known = url.pathname === `/webhook/${this.path}` || url.pathname === `/webhook-test/${this.path}`;
+				const known =
+					url.pathname === `/webhook/${this.path}` || url.pathname === `/webhook-test/${this.path}`;
 				const send = (reply: WebhookReply) => {
 					res.writeHead(reply.status, reply.headers);
 					res.end(reply.text);
 				};
-				if (!known) return send(answer(404, { code: 404, message: 'The requested webhook is not registered.' }));
-				if (req.method !== 'POST') return send(answer(405, { code: 405, message: `This webhook is not registered for ${req.method}` }));
-				this.deliver({ headers: req.headers as WebhookRequest['headers'], body: Buffer.concat(chunks), query: Object.fromEntries(url.searchParams) }).then(
+				if (!known)
+					return send(
+						answer(404, { code: 404, message: 'The requested webhook is not registered.' }),
+					);
+				if (req.method !== 'POST')
+					return send(
+						answer(405, { code: 405, message: `This webhook is not registered for ${req.method}` }),
+					);
+				this.deliver({
+					headers: req.headers as WebhookRequest['headers'],
+					body: Buffer.concat(chunks),
+					query: Object.fromEntries(url.searchParams),
+				}).then(
 					(call) => send(call.reply),
 					(error: Error) => send(answer(500, { message: error.message })),
 				);
@@ -385,6 +479,8 @@ export class WebhookHarness {
 
 	/** Every execution started so far, finished. */
 	async executions(): Promise<WorkflowResult[]> {
-		return await Promise.all(this.calls.flatMap((call) => (call.execution ? [call.execution] : [])));
+		return await Promise.all(
+			this.calls.flatMap((call) => (call.execution ? [call.execution] : [])),
+		);
 	}
 }

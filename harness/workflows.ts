@@ -17,7 +17,11 @@ export const CREDENTIAL_REFS = {
 };
 
 /** Start → one node of `type`, as a user would save it. */
-export function singleNodeWorkflow(type: string, parameters: INodeParameters, { continueOnFail = false, name = 'Node' } = {}): WorkflowJson {
+export function singleNodeWorkflow(
+	type: string,
+	parameters: INodeParameters,
+	{ continueOnFail = false, name = 'Node' } = {},
+): WorkflowJson {
 	return {
 		nodes: [
 			START,

@@ -3,11 +3,24 @@
  * header authentication, key scoping, plan balances and the per-key rate limit.
  */
 import { available, draw } from './billing';
-import { newAiCall, newManualCall, aiCallRecord, manualCallRecord, type ManualOutcome } from './calls';
+import {
+	newAiCall,
+	newManualCall,
+	aiCallRecord,
+	manualCallRecord,
+	type ManualOutcome,
+} from './calls';
 import { iso } from './clock';
 import type { JsonReply, ParsedRequest } from './http';
 import { maskKey } from './http';
-import { MAX_SMS_CHARACTERS, characterCount, newOutboundSms, segmentsOf, smsRecordView, sortSms } from './messages';
+import {
+	MAX_SMS_CHARACTERS,
+	characterCount,
+	newOutboundSms,
+	segmentsOf,
+	smsRecordView,
+	sortSms,
+} from './messages';
 import { CARRIER_REJECT_CODE, TEST_NUMBERS } from './seed';
 import type { Account, AccountKey, PhoneNumber, SmsRecord } from './state';
 import { nextSeq } from './state';
@@ -58,15 +71,30 @@ export async function handleAccount(
 		const handler = route[req.method];
 		if (!handler) {
 			const allow = Object.keys(route).join(', ');
-			throw new AccountError(405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allow}.`, {
-				allow,
-			});
+			throw new AccountError(
+				405,
+				'method_not_allowed',
+				`${req.method} is not allowed on ${req.path}; use ${allow}.`,
+				{
+					allow,
+				},
+			);
 		}
-		const failure = world.takeFailure({ api: 'account', path: req.path, method: req.method, service: null });
+		const failure = world.takeFailure({
+			api: 'account',
+			path: req.path,
+			method: req.method,
+			service: null,
+		});
 		if (failure) return failureReply(failure, world.settings.accountRequestsPerMinute);
 		const { key, account } = authenticate(world, req, onKey);
 		const { accountRequestsPerMinute, rateWindowSeconds } = world.settings;
-		const limit = world.accountWindow.take(key.key, accountRequestsPerMinute, world.clock.now(), rateWindowSeconds * 1000);
+		const limit = world.accountWindow.take(
+			key.key,
+			accountRequestsPerMinute,
+			world.clock.now(),
+			rateWindowSeconds * 1000,
+		);
 		if (!limit.allowed) return rateLimited(limit.retryAfterSeconds, accountRequestsPerMinute);
 		await world.holdForLatency();
 		world.settleSoon();
@@ -84,14 +112,24 @@ export async function handleAccount(
 	}
 }
 
-function errorReply(status: number, code: string, message: string, context: Record<string, unknown> = {}): JsonReply {
+function errorReply(
+	status: number,
+	code: string,
+	message: string,
+	context: Record<string, unknown> = {},
+): JsonReply {
 	return { status, body: { success: false, error: code, message, ...context } };
 }
 
 function rateLimited(retryAfterSeconds: number, perMinute: number): JsonReply {
-	const reply = errorReply(429, 'rate_limited', `Rate limit of ${perMinute} requests per minute exceeded; retry after ${retryAfterSeconds} s.`, {
-		retryAfterSeconds,
-	});
+	const reply = errorReply(
+		429,
+		'rate_limited',
+		`Rate limit of ${perMinute} requests per minute exceeded; retry after ${retryAfterSeconds} s.`,
+		{
+			retryAfterSeconds,
+		},
+	);
 	return { ...reply, headers: { 'retry-after': String(retryAfterSeconds) } };
 }
 
@@ -106,7 +144,11 @@ function failureReply(failure: InjectedFailure, perMinute: number): JsonReply {
 				carrierCode: failure.carrierCode,
 			});
 		case 503:
-			return errorReply(503, 'service_unavailable', 'The service is temporarily unavailable; retry later.');
+			return errorReply(
+				503,
+				'service_unavailable',
+				'The service is temporarily unavailable; retry later.',
+			);
 	}
 }
 
@@ -115,31 +157,63 @@ function header(req: ParsedRequest, name: string): string | undefined {
 	return Array.isArray(value) ? value[0] : value;
 }
 
-function authenticate(world: World, req: ParsedRequest, onKey: (keyMask: string) => void): { key: AccountKey; account: Account } {
+function authenticate(
+	world: World,
+	req: ParsedRequest,
+	onKey: (keyMask: string) => void,
+): { key: AccountKey; account: Account } {
 	const authorization = header(req, 'authorization');
 	const apiKeyHeader = header(req, 'x-api-key');
 	if (authorization !== undefined && apiKeyHeader !== undefined) {
-		throw new AccountError(400, 'ambiguous_credentials', 'Send the key in exactly one header: Authorization: Bearer or X-API-Key.');
+		throw new AccountError(
+			400,
+			'ambiguous_credentials',
+			'Send the key in exactly one header: Authorization: Bearer or X-API-Key.',
+		);
 	}
 	let raw = apiKeyHeader?.trim();
 	if (authorization !== undefined) {
 		const bearer = /^Bearer(?:\s+(.*))?$/i.exec(authorization.trim());
-		if (!bearer) throw new AccountError(401, 'invalid_api_key', 'The Authorization header must use the Bearer scheme.');
+		if (!bearer)
+			throw new AccountError(
+				401,
+				'invalid_api_key',
+				'The Authorization header must use the Bearer scheme.',
+			);
 		raw = bearer[1]?.trim();
 	}
-	if (!raw) throw new AccountError(401, 'missing_api_key', 'No API key: send Authorization: Bearer <key> or X-API-Key.');
+	if (!raw)
+		throw new AccountError(
+			401,
+			'missing_api_key',
+			'No API key: send Authorization: Bearer <key> or X-API-Key.',
+		);
 	onKey(maskKey(raw));
 	if (!raw.startsWith(ACCOUNT_KEY_PREFIX)) {
-		throw new AccountError(401, 'invalid_api_key', `Account API keys start with "${ACCOUNT_KEY_PREFIX}".`);
+		throw new AccountError(
+			401,
+			'invalid_api_key',
+			`Account API keys start with "${ACCOUNT_KEY_PREFIX}".`,
+		);
 	}
 	const key = world.state.accountKeys.get(raw);
-	if (!key || key.state === 'revoked') throw new AccountError(401, 'invalid_api_key', 'The API key is not recognised or was revoked.');
+	if (!key || key.state === 'revoked')
+		throw new AccountError(401, 'invalid_api_key', 'The API key is not recognised or was revoked.');
 	key.requestCount += 1;
 	key.lastUsedAtMs = world.clock.now();
-	if (key.state === 'disabled') throw new AccountError(401, 'key_disabled', 'The API key has been disabled by an administrator.');
+	if (key.state === 'disabled')
+		throw new AccountError(
+			401,
+			'key_disabled',
+			'The API key has been disabled by an administrator.',
+		);
 	const account = world.state.accounts.get(key.accountId) as Account;
 	if (account.suspended) {
-		throw new AccountError(402, 'account_suspended', 'The account is suspended; restore credit to continue.');
+		throw new AccountError(
+			402,
+			'account_suspended',
+			'The account is suspended; restore credit to continue.',
+		);
 	}
 	return { key, account };
 }
@@ -151,10 +225,15 @@ function permits(key: AccountKey, phoneDocId: string): boolean {
 /** The caller's number with that id: 403 outside the key's allow-list, 404 if the account has none. */
 function numberFor(caller: Caller, phoneDocId: string): PhoneNumber {
 	if (!permits(caller.key, phoneDocId)) {
-		throw new AccountError(403, 'phoneDocId_not_permitted', `This key may not use ${phoneDocId}.`, { phoneDocId });
+		throw new AccountError(403, 'phoneDocId_not_permitted', `This key may not use ${phoneDocId}.`, {
+			phoneDocId,
+		});
 	}
 	const number = caller.account.numbers.find((n) => n.phoneDocId === phoneDocId);
-	if (!number) throw new AccountError(404, 'phoneDoc_not_found', `No number ${phoneDocId} on this account.`, { phoneDocId });
+	if (!number)
+		throw new AccountError(404, 'phoneDoc_not_found', `No number ${phoneDocId} on this account.`, {
+			phoneDocId,
+		});
 	return number;
 }
 
@@ -165,7 +244,9 @@ function queryNumber(caller: Caller): PhoneNumber | null {
 
 function carrierRejection(to: string): void {
 	if (to === TEST_NUMBERS.carrierRejects) {
-		throw new AccountError(502, 'carrier_rejected', `The carrier refused to connect ${to}.`, { carrierCode: CARRIER_REJECT_CODE });
+		throw new AccountError(502, 'carrier_rejected', `The carrier refused to connect ${to}.`, {
+			carrierCode: CARRIER_REJECT_CODE,
+		});
 	}
 }
 
@@ -188,7 +269,10 @@ function listNumbers({ key, account }: Caller): JsonReply {
 			success: true,
 			numbers,
 			count: numbers.length,
-			scoping: { unrestricted: key.allowedPhoneDocIds === null, allowedPhoneDocIds: [...(key.allowedPhoneDocIds ?? [])] },
+			scoping: {
+				unrestricted: key.allowedPhoneDocIds === null,
+				allowedPhoneDocIds: [...(key.allowedPhoneDocIds ?? [])],
+			},
 		},
 	};
 }
@@ -210,7 +294,9 @@ function createCall(caller: Caller): JsonReply {
 	const body = objectBody(req);
 	const mode = body.mode === undefined || body.mode === null ? 'manual' : body.mode;
 	if (mode !== 'manual' && mode !== 'ai') {
-		throw new AccountError(400, 'invalid_mode', `mode must be one of: ${CALL_MODES.join(', ')}.`, { value: mode });
+		throw new AccountError(400, 'invalid_mode', `mode must be one of: ${CALL_MODES.join(', ')}.`, {
+			value: mode,
+		});
 	}
 	const phoneDocId = requiredString(body, 'phoneDocId');
 	const to = checkE164(requiredString(body, 'to'), 'to');
@@ -220,23 +306,47 @@ function createCall(caller: Caller): JsonReply {
 
 	const agentPhone = optionalString(body, 'agentPhone') ?? key.defaultAgentPhone;
 	if (agentPhone === null) {
-		throw new AccountError(400, 'missing_agent_phone', 'Give agentPhone: this key has no default agent phone.');
+		throw new AccountError(
+			400,
+			'missing_agent_phone',
+			'Give agentPhone: this key has no default agent phone.',
+		);
 	}
 	checkE164(agentPhone, 'agentPhone');
 	const ownNumbers = account.numbers.flatMap((n) => [n.voiceNumber, n.smsNumber]);
 	if (ownNumbers.includes(agentPhone)) {
-		throw new AccountError(400, 'agent_phone_is_tc_number', 'agentPhone must be your own phone, not one of the account\'s service numbers.', {
-			agentPhone,
-		});
+		throw new AccountError(
+			400,
+			'agent_phone_is_tc_number',
+			"agentPhone must be your own phone, not one of the account's service numbers.",
+			{
+				agentPhone,
+			},
+		);
 	}
 	const availableMinutes = available(account.balances.minutes);
 	if (availableMinutes <= 0) {
-		throw new AccountError(402, 'insufficient_minutes', 'No call minutes left; top up to place manual calls.', { availableMinutes });
+		throw new AccountError(
+			402,
+			'insufficient_minutes',
+			'No call minutes left; top up to place manual calls.',
+			{ availableMinutes },
+		);
 	}
 	carrierRejection(to);
 	const outcome =
-		agentPhone === TEST_NUMBERS.agentNeverAnswers ? 'agent-no-answer' : (MANUAL_OUTCOME_BY_CUSTOMER[to] ?? 'normal');
-	const call = newManualCall({ seq: nextSeq(world.state), account, number, to, agentPhone, outcome, startMs: nowMs });
+		agentPhone === TEST_NUMBERS.agentNeverAnswers
+			? 'agent-no-answer'
+			: (MANUAL_OUTCOME_BY_CUSTOMER[to] ?? 'normal');
+	const call = newManualCall({
+		seq: nextSeq(world.state),
+		account,
+		number,
+		to,
+		agentPhone,
+		outcome,
+		startMs: nowMs,
+	});
 	world.state.manualCalls.push(call);
 	return {
 		status: 201,
@@ -254,28 +364,49 @@ function createCall(caller: Caller): JsonReply {
 	};
 }
 
-function createAiCall(caller: Caller, body: Record<string, unknown>, number: PhoneNumber, to: string, nowMs: number): JsonReply {
+function createAiCall(
+	caller: Caller,
+	body: Record<string, unknown>,
+	number: PhoneNumber,
+	to: string,
+	nowMs: number,
+): JsonReply {
 	const { world, account } = caller;
 	const customerName = optionalString(body, 'customerName');
 	const callPurpose = optionalString(body, 'callPurpose') ?? 'general';
 	if (callPurpose !== 'general' && callPurpose !== 'custom') {
-		throw new AccountError(400, 'invalid_field', `callPurpose must be one of: ${CALL_PURPOSES.join(', ')}.`, {
-			field: 'callPurpose',
-			value: callPurpose,
-		});
+		throw new AccountError(
+			400,
+			'invalid_field',
+			`callPurpose must be one of: ${CALL_PURPOSES.join(', ')}.`,
+			{
+				field: 'callPurpose',
+				value: callPurpose,
+			},
+		);
 	}
 	const customCallReason = optionalString(body, 'customCallReason');
 	if (callPurpose === 'custom' && customCallReason === null) {
-		throw new AccountError(400, 'missing_field', 'customCallReason is required when callPurpose is custom.', {
-			field: 'customCallReason',
-		});
+		throw new AccountError(
+			400,
+			'missing_field',
+			'customCallReason is required when callPurpose is custom.',
+			{
+				field: 'customCallReason',
+			},
+		);
 	}
 	const aiInstructions = optionalString(body, 'aiInstructions');
 	const availableAIMinutes = available(account.balances.aiMinutes);
 	if (availableAIMinutes <= 0) {
-		throw new AccountError(402, 'insufficient_ai_minutes', 'No AI minutes left; top up to place AI calls.', {
-			availableAIMinutes,
-		});
+		throw new AccountError(
+			402,
+			'insufficient_ai_minutes',
+			'No AI minutes left; top up to place AI calls.',
+			{
+				availableAIMinutes,
+			},
+		);
 	}
 	carrierRejection(to);
 	const call = newAiCall({
@@ -316,7 +447,9 @@ function listCalls(caller: Caller): JsonReply {
 	const callId = req.query.get('callId') || null;
 	if (!phoneDocId && (mode === 'ai' || callId)) {
 		const why = callId ? 'a callId lookup' : 'mode=ai';
-		throw new AccountError(400, 'missing_field', `phoneDocId is required for ${why}.`, { field: 'phoneDocId' });
+		throw new AccountError(400, 'missing_field', `phoneDocId is required for ${why}.`, {
+			field: 'phoneDocId',
+		});
 	}
 	queryNumber(caller);
 	const peer = queryE164(req, 'peer');
@@ -326,15 +459,23 @@ function listCalls(caller: Caller): JsonReply {
 	const baseUrl = `${world.baseUrl}${RECORDINGS_PATH}`;
 
 	const source = mode === 'manual' ? world.state.manualCalls : world.state.aiCalls;
-	const visible = source.filter((c) => c.accountId === account.accountId && permits(key, c.phoneDocId));
+	const visible = source.filter(
+		(c) => c.accountId === account.accountId && permits(key, c.phoneDocId),
+	);
 	const toRecord = (c: (typeof visible)[number]) =>
 		c.kind === 'manualCall' ? manualCallRecord(c, baseUrl) : aiCallRecord(c);
 
 	if (callId) {
 		const call = visible.find(
-			(c) => c.phoneDocId === phoneDocId && (c.callSid === callId || (c.kind === 'manualCall' && c.callId === callId)),
+			(c) =>
+				c.phoneDocId === phoneDocId &&
+				(c.callSid === callId || (c.kind === 'manualCall' && c.callId === callId)),
 		);
-		if (!call) throw new AccountError(404, 'call_not_found', `No call ${callId} on ${phoneDocId}.`, { callId, phoneDocId });
+		if (!call)
+			throw new AccountError(404, 'call_not_found', `No call ${callId} on ${phoneDocId}.`, {
+				callId,
+				phoneDocId,
+			});
 		return { status: 200, body: { success: true, mode, calls: [toRecord(call)], count: 1 } };
 	}
 	const calls = visible
@@ -361,25 +502,45 @@ function sendSms(caller: Caller): JsonReply {
 	const message = requiredString(body, 'message');
 	const length = characterCount(message);
 	if (length > MAX_SMS_CHARACTERS) {
-		throw new AccountError(400, 'message_too_long', `message is ${length} characters; the maximum is ${MAX_SMS_CHARACTERS}.`, {
-			length,
-			maxLength: MAX_SMS_CHARACTERS,
-		});
+		throw new AccountError(
+			400,
+			'message_too_long',
+			`message is ${length} characters; the maximum is ${MAX_SMS_CHARACTERS}.`,
+			{
+				length,
+				maxLength: MAX_SMS_CHARACTERS,
+			},
+		);
 	}
 	const number = numberFor(caller, phoneDocId);
 	if (number.smsNumber === null) {
-		throw new AccountError(400, 'phoneDoc_sms_not_configured', `${phoneDocId} has no SMS number paired.`, { phoneDocId });
+		throw new AccountError(
+			400,
+			'phoneDoc_sms_not_configured',
+			`${phoneDocId} has no SMS number paired.`,
+			{ phoneDocId },
+		);
 	}
 	if (!number.smsEnabled) {
-		throw new AccountError(400, 'phoneDoc_sms_disabled', `SMS sending is disabled on ${phoneDocId}.`, { phoneDocId });
+		throw new AccountError(
+			400,
+			'phoneDoc_sms_disabled',
+			`SMS sending is disabled on ${phoneDocId}.`,
+			{ phoneDocId },
+		);
 	}
 	const segments = segmentsOf(message);
 	const availableCredits = available(account.balances.smsCredits);
 	if (availableCredits < segments) {
-		throw new AccountError(402, 'insufficient_sms_credits', `This message needs ${segments} SMS credits; ${availableCredits} left.`, {
-			availableCredits,
-			requiredCredits: segments,
-		});
+		throw new AccountError(
+			402,
+			'insufficient_sms_credits',
+			`This message needs ${segments} SMS credits; ${availableCredits} left.`,
+			{
+				availableCredits,
+				requiredCredits: segments,
+			},
+		);
 	}
 	carrierRejection(to);
 	draw(account.balances.smsCredits, segments);
@@ -413,7 +574,10 @@ function sendSms(caller: Caller): JsonReply {
 const SMS_DIRECTIONS = ['sent', 'received'] as const;
 
 function smsListReply(messages: SmsRecord[]): JsonReply {
-	const oldest = messages.reduce<number | null>((min, m) => (min === null || m.sentAtMs < min ? m.sentAtMs : min), null);
+	const oldest = messages.reduce<number | null>(
+		(min, m) => (min === null || m.sentAtMs < min ? m.sentAtMs : min),
+		null,
+	);
 	return {
 		status: 200,
 		body: {
@@ -427,11 +591,16 @@ function smsListReply(messages: SmsRecord[]): JsonReply {
 
 function listSms(caller: Caller): JsonReply {
 	const { world, req, key, account } = caller;
-	const visible = world.state.sms.filter((m) => m.accountId === account.accountId && permits(key, m.phoneDocId));
+	const visible = world.state.sms.filter(
+		(m) => m.accountId === account.accountId && permits(key, m.phoneDocId),
+	);
 	const messageId = req.query.get('messageId');
 	if (messageId) {
 		const message = visible.find((m) => m.messageId === messageId);
-		if (!message) throw new AccountError(404, 'message_not_found', `No SMS ${messageId} on this account.`, { messageId });
+		if (!message)
+			throw new AccountError(404, 'message_not_found', `No SMS ${messageId} on this account.`, {
+				messageId,
+			});
 		return smsListReply([message]);
 	}
 	const number = queryNumber(caller);

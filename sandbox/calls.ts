@@ -12,12 +12,7 @@ import { makeId } from './state';
 export const AGENT_RING_SECONDS = 25;
 
 export type ManualOutcome =
-	| 'normal'
-	| 'agent-no-answer'
-	| 'busy'
-	| 'customer-no-answer'
-	| 'early-hangup'
-	| 'voicemail';
+	'normal' | 'agent-no-answer' | 'busy' | 'customer-no-answer' | 'early-hangup' | 'voicemail';
 
 /**
  * The path of a manual call for each outcome. Between the agent answering and the end
@@ -31,8 +26,15 @@ export const MANUAL_SCRIPTS: Record<ManualOutcome, Step[]> = {
 		{ status: 'in-progress', seconds: 180 },
 		{ status: 'completed' },
 	],
-	'agent-no-answer': [{ status: 'ringing-agent', seconds: AGENT_RING_SECONDS }, { status: 'no-answer-agent' }],
-	busy: [{ status: 'ringing-agent', seconds: 5 }, { status: 'ringing-customer', seconds: 4 }, { status: 'busy' }],
+	'agent-no-answer': [
+		{ status: 'ringing-agent', seconds: AGENT_RING_SECONDS },
+		{ status: 'no-answer-agent' },
+	],
+	busy: [
+		{ status: 'ringing-agent', seconds: 5 },
+		{ status: 'ringing-customer', seconds: 4 },
+		{ status: 'busy' },
+	],
 	'customer-no-answer': [
 		{ status: 'ringing-agent', seconds: 5 },
 		{ status: 'ringing-customer', seconds: 30 },
@@ -64,7 +66,11 @@ const END_REASONS: Record<ManualOutcome, string> = {
 export type AiOutcome = 'completed';
 
 export const AI_SCRIPTS: Record<AiOutcome, Step[]> = {
-	completed: [{ status: 'initiated', seconds: 10 }, { status: 'in-progress', seconds: 80 }, { status: 'completed' }],
+	completed: [
+		{ status: 'initiated', seconds: 10 },
+		{ status: 'in-progress', seconds: 80 },
+		{ status: 'completed' },
+	],
 };
 
 export function newManualCall(input: {
@@ -138,7 +144,10 @@ function billedFrom(call: ManualCall | AiCall): number | null {
 	return call.lifecycle.reachedAt(call.kind === 'manualCall' ? 'ringing-customer' : 'in-progress');
 }
 
-export function manualCallRecord(call: ManualCall, recordingBaseUrl: string): Record<string, unknown> {
+export function manualCallRecord(
+	call: ManualCall,
+	recordingBaseUrl: string,
+): Record<string, unknown> {
 	const { lifecycle } = call;
 	const customerAnsweredAtMs = lifecycle.reachedAt('in-progress');
 	const ended = lifecycle.isFinal;
@@ -161,7 +170,9 @@ export function manualCallRecord(call: ManualCall, recordingBaseUrl: string): Re
 		durationSeconds: secondsUntilEnd(lifecycle, billedFrom(call)),
 		billedMinutes: call.billedMinutes,
 		recordingUrl:
-			ended && customerAnsweredAtMs !== null ? `${recordingBaseUrl}/${encodeURIComponent(call.callId)}` : null,
+			ended && customerAnsweredAtMs !== null
+				? `${recordingBaseUrl}/${encodeURIComponent(call.callId)}`
+				: null,
 		endReason: ended ? END_REASONS[call.outcome as ManualOutcome] : null,
 	};
 }
@@ -198,5 +209,8 @@ export function callMinutes(call: ManualCall | AiCall): number {
 /** Charges a finished call to the account: minutes for manual calls, AI minutes for AI calls. */
 export function billCall(call: ManualCall | AiCall, account: Account): void {
 	call.billedMinutes = callMinutes(call);
-	draw(call.kind === 'manualCall' ? account.balances.minutes : account.balances.aiMinutes, call.billedMinutes);
+	draw(
+		call.kind === 'manualCall' ? account.balances.minutes : account.balances.aiMinutes,
+		call.billedMinutes,
+	);
 }

@@ -3,7 +3,15 @@
  * credentials. Flags: --port N (default 4010), --sms-order newestFirst|oldestFirst,
  * --quiet (no request log). Ctrl-C or SIGTERM stops it cleanly.
  */
-import { ACCOUNT_KEY_DESCRIPTIONS, DEFAULT_PORT, SEEDED_NUMBERS, TEST_EMAILS, TEST_NUMBERS, startSandbox, type Sandbox } from './index';
+import {
+	ACCOUNT_KEY_DESCRIPTIONS,
+	DEFAULT_PORT,
+	SEEDED_NUMBERS,
+	TEST_EMAILS,
+	TEST_NUMBERS,
+	startSandbox,
+	type Sandbox,
+} from './index';
 import { SMS_ORDERS, type SmsOrder } from './state';
 import { SIGNATURE_HEADER } from './webhooks';
 
@@ -23,7 +31,8 @@ export function parseArgs(argv: string[]): CliOptions | { error: string } | { he
 		switch (flag) {
 			case '--port': {
 				const port = Number(value());
-				if (!Number.isInteger(port) || port < 0 || port > 65535) return { error: '--port takes a number from 0 to 65535' };
+				if (!Number.isInteger(port) || port < 0 || port > 65535)
+					return { error: '--port takes a number from 0 to 65535' };
 				options.port = port;
 				break;
 			}
@@ -50,7 +59,12 @@ export function parseArgs(argv: string[]): CliOptions | { error: string } | { he
 
 export function banner(sandbox: Sandbox, smsOrder: SmsOrder): string {
 	const { credentials: c } = sandbox;
-	const width = Math.max(...[...Object.keys(c.account), ...SEEDED_NUMBERS.map((n) => n.phoneDocId)].map((t) => t.length)) + 2;
+	const width =
+		Math.max(
+			...[...Object.keys(c.account), ...SEEDED_NUMBERS.map((n) => n.phoneDocId)].map(
+				(t) => t.length,
+			),
+		) + 2;
 	const pad = (text: string): string => text.padEnd(width);
 	const lines = [
 		'Comms sandbox is running (Ctrl-C to stop).',
@@ -58,7 +72,8 @@ export function banner(sandbox: Sandbox, smsOrder: SmsOrder): string {
 		'Account API (credential "Comms Account API")',
 		`  ${pad('Base URL')}${sandbox.accountBaseUrl}`,
 		...Object.entries(c.account).map(
-			([name, key]) => `  ${pad(name)}${key}  (${ACCOUNT_KEY_DESCRIPTIONS[name as keyof typeof ACCOUNT_KEY_DESCRIPTIONS]})`,
+			([name, key]) =>
+				`  ${pad(name)}${key}  (${ACCOUNT_KEY_DESCRIPTIONS[name as keyof typeof ACCOUNT_KEY_DESCRIPTIONS]})`,
 		),
 		'',
 		'Unified API (credential "Comms Unified API")',
@@ -69,12 +84,15 @@ export function banner(sandbox: Sandbox, smsOrder: SmsOrder): string {
 		'',
 		'Numbers (phoneDocId: voice / SMS)',
 		...SEEDED_NUMBERS.map(
-			(n) => `  ${pad(n.phoneDocId)}${n.voiceNumber} / ${n.smsNumber ?? 'no SMS'}${n.smsNumber && !n.smsEnabled ? ' (SMS disabled)' : ''}  ${n.label}`,
+			(n) =>
+				`  ${pad(n.phoneDocId)}${n.voiceNumber} / ${n.smsNumber ?? 'no SMS'}${n.smsNumber && !n.smsEnabled ? ' (SMS disabled)' : ''}  ${n.label}`,
 		),
 		'',
 		'Test numbers',
 		...Object.entries(TEST_NUMBERS).map(([name, number]) => `  ${name.padEnd(24)}${number}`),
-		...Object.entries(TEST_EMAILS).map(([name, address]) => `  ${`email ${name}`.padEnd(24)}${address}`),
+		...Object.entries(TEST_EMAILS).map(
+			([name, address]) => `  ${`email ${name}`.padEnd(24)}${address}`,
+		),
 		'',
 		`SMS history order: ${smsOrder}`,
 		`Control surface:   ${sandbox.controlUrl}  (GET it for the list of endpoints)`,

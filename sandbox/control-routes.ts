@@ -57,9 +57,27 @@ const ROUTES: Route[] = [
 		fields: NONE,
 		handle: (_c, { info }) => ({ ...info(), endpoints: controlIndex() }),
 	},
-	{ method: 'GET', path: '/state', summary: 'everything at a glance', fields: NONE, handle: (c) => c.snapshot() },
-	{ method: 'POST', path: '/reset', summary: 'back to the seeded state', fields: NONE, handle: (c) => (c.reset(), { reset: true }) },
-	{ method: 'GET', path: '/clock', summary: 'sandbox time', fields: NONE, handle: (c) => ({ clock: c.clock() }) },
+	{
+		method: 'GET',
+		path: '/state',
+		summary: 'everything at a glance',
+		fields: NONE,
+		handle: (c) => c.snapshot(),
+	},
+	{
+		method: 'POST',
+		path: '/reset',
+		summary: 'back to the seeded state',
+		fields: NONE,
+		handle: (c) => (c.reset(), { reset: true }),
+	},
+	{
+		method: 'GET',
+		path: '/clock',
+		summary: 'sandbox time',
+		fields: NONE,
+		handle: (c) => ({ clock: c.clock() }),
+	},
 	{
 		method: 'POST',
 		path: '/clock/advance',
@@ -113,7 +131,9 @@ const ROUTES: Route[] = [
 		path: '/outcome',
 		summary: 'choose how an item ends',
 		fields: ['id', 'outcome'],
-		handle: async (c, { input }) => ({ item: await c.setOutcome(input.id as string, input.outcome as string) }),
+		handle: async (c, { input }) => ({
+			item: await c.setOutcome(input.id as string, input.outcome as string),
+		}),
 	},
 	{
 		method: 'GET',
@@ -122,7 +142,13 @@ const ROUTES: Route[] = [
 		fields: NONE,
 		handle: async (c) => ({ items: await c.unifiedRecords() }),
 	},
-	{ method: 'GET', path: '/balances', summary: 'plan buckets and Unified credits', fields: NONE, handle: (c) => ({ balances: c.balances() }) },
+	{
+		method: 'GET',
+		path: '/balances',
+		summary: 'plan buckets and Unified credits',
+		fields: NONE,
+		handle: (c) => ({ balances: c.balances() }),
+	},
 	{
 		method: 'POST',
 		path: '/balances',
@@ -165,7 +191,13 @@ const ROUTES: Route[] = [
 		fields: SETTING_NAMES,
 		handle: (c, { input }) => ({ settings: c.updateSettings(input) }),
 	},
-	{ method: 'GET', path: '/failures', summary: 'injected failures still pending', fields: NONE, handle: (c) => ({ failures: c.failures() }) },
+	{
+		method: 'GET',
+		path: '/failures',
+		summary: 'injected failures still pending',
+		fields: NONE,
+		handle: (c) => ({ failures: c.failures() }),
+	},
 	{
 		method: 'POST',
 		path: '/failures',
@@ -173,7 +205,13 @@ const ROUTES: Route[] = [
 		fields: FAILURE_FIELDS,
 		handle: (c, { input }) => ({ failures: c.injectFailure(input as never) }),
 	},
-	{ method: 'DELETE', path: '/failures', summary: 'drop pending failures', fields: NONE, handle: (c) => ({ failures: c.clearFailures() }) },
+	{
+		method: 'DELETE',
+		path: '/failures',
+		summary: 'drop pending failures',
+		fields: NONE,
+		handle: (c) => ({ failures: c.clearFailures() }),
+	},
 	{
 		method: 'GET',
 		path: '/requests',
@@ -186,13 +224,27 @@ const ROUTES: Route[] = [
 			const path = req.query.get('path') || null;
 			const limitText = req.query.get('limit') || null;
 			const limit = limitText === null ? 0 : nonNegativeInteger(Number(limitText), 'limit');
-			let requests = c.requests().filter((r) => (!api || r.api === api) && (!path || r.path === path));
+			let requests = c
+				.requests()
+				.filter((r) => (!api || r.api === api) && (!path || r.path === path));
 			if (limit > 0) requests = requests.slice(-limit);
 			return { requests, count: requests.length };
 		},
 	},
-	{ method: 'DELETE', path: '/requests', summary: 'clear the request log', fields: NONE, handle: (c) => (c.clearRequests(), { requests: [] }) },
-	{ method: 'GET', path: '/webhooks', summary: 'webhook deliveries log', fields: NONE, handle: (c) => ({ deliveries: c.deliveries() }) },
+	{
+		method: 'DELETE',
+		path: '/requests',
+		summary: 'clear the request log',
+		fields: NONE,
+		handle: (c) => (c.clearRequests(), { requests: [] }),
+	},
+	{
+		method: 'GET',
+		path: '/webhooks',
+		summary: 'webhook deliveries log',
+		fields: NONE,
+		handle: (c) => ({ deliveries: c.deliveries() }),
+	},
 	{
 		method: 'POST',
 		path: '/webhooks/flush',
@@ -210,7 +262,11 @@ const ROUTES: Route[] = [
 			if (record.recordingUrl === null || record.recordingUrl === undefined) {
 				throw new ControlError(404, `Call ${id} has no recording.`);
 			}
-			return { callId: id, durationSeconds: record.durationSeconds, note: 'Sandbox recording: no audio.' };
+			return {
+				callId: id,
+				durationSeconds: record.durationSeconds,
+				note: 'Sandbox recording: no audio.',
+			};
 		},
 	},
 ];
@@ -220,7 +276,9 @@ function match(route: Route, path: string): string | null {
 	if (!full.endsWith('/:id')) return full === path ? '' : null;
 	const prefix = full.slice(0, -':id'.length);
 	const rest = path.slice(prefix.length);
-	return path.startsWith(prefix) && rest !== '' && !rest.includes('/') ? decodeURIComponent(rest) : null;
+	return path.startsWith(prefix) && rest !== '' && !rest.includes('/')
+		? decodeURIComponent(rest)
+		: null;
 }
 
 export interface ControlEndpoint {
@@ -248,22 +306,44 @@ export async function handleControl(
 	req: ParsedRequest,
 	info: () => Record<string, unknown>,
 ): Promise<JsonReply> {
-	const candidates = ROUTES.map((route) => ({ route, param: match(route, req.path) })).filter((c) => c.param !== null);
-	if (candidates.length === 0) return fail(404, 'not_found', `No control endpoint ${req.path}; see GET ${CONTROL_PREFIX}.`);
+	const candidates = ROUTES.map((route) => ({ route, param: match(route, req.path) })).filter(
+		(c) => c.param !== null,
+	);
+	if (candidates.length === 0)
+		return fail(404, 'not_found', `No control endpoint ${req.path}; see GET ${CONTROL_PREFIX}.`);
 	const found = candidates.find((c) => c.route.method === req.method);
 	if (!found) {
 		const allow = candidates.map((c) => c.route.method).join(', ');
-		return { ...fail(405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allow}.`), headers: { allow } };
+		return {
+			...fail(
+				405,
+				'method_not_allowed',
+				`${req.method} is not allowed on ${req.path}; use ${allow}.`,
+			),
+			headers: { allow },
+		};
 	}
-	if (req.bodyError !== null) return fail(400, 'invalid_request', `The body is not valid JSON: ${req.bodyError}`);
-	if (req.body !== undefined && !isPlainObject(req.body)) return fail(400, 'invalid_request', 'The body must be a JSON object.');
+	if (req.bodyError !== null)
+		return fail(400, 'invalid_request', `The body is not valid JSON: ${req.bodyError}`);
+	if (req.body !== undefined && !isPlainObject(req.body))
+		return fail(400, 'invalid_request', 'The body must be a JSON object.');
 	try {
 		const input = (req.body ?? {}) as Record<string, unknown>;
 		const { route } = found;
 		const name = `${route.method} ${CONTROL_PREFIX}${route.path}`;
-		knownFields(Object.fromEntries([...req.query.keys()].map((key) => [key, true])), route.query ?? NONE, name, 'query parameter');
+		knownFields(
+			Object.fromEntries([...req.query.keys()].map((key) => [key, true])),
+			route.query ?? NONE,
+			name,
+			'query parameter',
+		);
 		knownFields(input, route.fields, name);
-		const result = await found.route.handle(control, { input, req, id: found.param as string, info });
+		const result = await found.route.handle(control, {
+			input,
+			req,
+			id: found.param as string,
+			info,
+		});
 		return { status: 200, body: { success: true, ...(result as Record<string, unknown>) } };
 	} catch (error) {
 		if (error instanceof ControlError) {

@@ -16,7 +16,15 @@ import { BALANCE_NAMES, SMS_ORDERS, UNIFIED_SERVICES, nextSeq } from './state';
 import { unifiedScripts } from './unified';
 import { E164 } from './validate';
 import type { WebhookDelivery } from './webhooks';
-import type { FailureStatus, InjectedFailure, RequestLogEntry, ServiceLimit, Settings, UnifiedErrorStatus, World } from './world';
+import type {
+	FailureStatus,
+	InjectedFailure,
+	RequestLogEntry,
+	ServiceLimit,
+	Settings,
+	UnifiedErrorStatus,
+	World,
+} from './world';
 import { FAILURE_STATUSES } from './world';
 
 export class ControlError extends Error {
@@ -115,7 +123,9 @@ function outcomeScripts(item: TrackedItem): Record<string, Step[]> {
 		case 'aiCall':
 			return AI_SCRIPTS;
 		case 'sms':
-			return item.direction === 'sent' ? { delivered: SMS_SCRIPTS.delivered, failed: SMS_SCRIPTS.failed } : {};
+			return item.direction === 'sent'
+				? { delivered: SMS_SCRIPTS.delivered, failed: SMS_SCRIPTS.failed }
+				: {};
 		default:
 			return unifiedScripts(item);
 	}
@@ -134,7 +144,9 @@ function idOf(item: TrackedItem): string {
 	}
 }
 
-function unifiedRecordView(item: Extract<TrackedItem, { kind: 'unifiedCall' | 'unifiedSms' | 'unifiedEmail' }>): Record<string, unknown> {
+function unifiedRecordView(
+	item: Extract<TrackedItem, { kind: 'unifiedCall' | 'unifiedSms' | 'unifiedEmail' }>,
+): Record<string, unknown> {
 	const { lifecycle, seq, settled, keyMask, costUnits, createdAtMs, ...fields } = item;
 	return {
 		...fields,
@@ -149,7 +161,8 @@ function unifiedRecordView(item: Extract<TrackedItem, { kind: 'unifiedCall' | 'u
 // Small validators for control input.
 
 export function nonNegativeInteger(value: unknown, name: string): number {
-	if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw bad(`${name} must be a non-negative integer.`);
+	if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+		throw bad(`${name} must be a non-negative integer.`);
 	return value;
 }
 
@@ -161,7 +174,8 @@ function positiveInteger(value: unknown, name: string, max = Number.MAX_SAFE_INT
 }
 
 function finiteNumber(value: unknown, name: string, min = 0): number {
-	if (typeof value !== 'number' || !Number.isFinite(value) || value < min) throw bad(`${name} must be a number ≥ ${min}.`);
+	if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
+		throw bad(`${name} must be a number ≥ ${min}.`);
 	return value;
 }
 
@@ -176,7 +190,12 @@ export function choice<T>(value: unknown, choices: readonly T[], name: string): 
  * in-process operation that takes an object. The message names the unknown fields and
  * lists the accepted ones.
  */
-export function knownFields(value: unknown, allowed: readonly string[], name: string, noun = 'field'): void {
+export function knownFields(
+	value: unknown,
+	allowed: readonly string[],
+	name: string,
+	noun = 'field',
+): void {
 	if (!isPlainObject(value)) throw bad(`${name} must be an object.`);
 	const unknown = Object.keys(value).filter((field) => !allowed.includes(field));
 	if (unknown.length === 0) return;
@@ -191,7 +210,8 @@ function timestamp(value: unknown, name: string): number {
 }
 
 function httpUrl(value: unknown, name: string): string {
-	if (typeof value !== 'string' || !/^https?:\/\/\S+$/i.test(value)) throw bad(`${name} must be an http(s) URL.`);
+	if (typeof value !== 'string' || !/^https?:\/\/\S+$/i.test(value))
+		throw bad(`${name} must be an http(s) URL.`);
 	return value;
 }
 
@@ -210,8 +230,25 @@ export const SETTING_NAMES: readonly (keyof Settings)[] = [
 	'unifiedLimits',
 	'services',
 ];
-export const FAILURE_FIELDS: readonly string[] = ['status', 'count', 'api', 'path', 'method', 'service', 'carrierCode', 'retryAfterSeconds'];
-export const INBOUND_FIELDS: readonly string[] = ['phoneDocId', 'from', 'body', 'count', 'sentAt', 'intervalSeconds', 'sentAts'];
+export const FAILURE_FIELDS: readonly string[] = [
+	'status',
+	'count',
+	'api',
+	'path',
+	'method',
+	'service',
+	'carrierCode',
+	'retryAfterSeconds',
+];
+export const INBOUND_FIELDS: readonly string[] = [
+	'phoneDocId',
+	'from',
+	'body',
+	'count',
+	'sentAt',
+	'intervalSeconds',
+	'sentAts',
+];
 const MAX_BURST = 1000;
 const MAX_LATENCY_MS = 60_000;
 const TOP_UP_MIN_PENCE = 500;
@@ -229,7 +266,12 @@ export class SandboxControl {
 
 	clock(): ClockView {
 		const { clock } = this.world;
-		return { now: clock.nowIso(), advancedSeconds: clock.advancedSeconds, offsetSeconds: clock.offsetSeconds, frozen: clock.frozen };
+		return {
+			now: clock.nowIso(),
+			advancedSeconds: clock.advancedSeconds,
+			offsetSeconds: clock.offsetSeconds,
+			frozen: clock.frozen,
+		};
 	}
 
 	/** Moves the clock forward and runs every state change due by then (webhooks included). */
@@ -255,10 +297,12 @@ export class SandboxControl {
 	/** Ends the current status of a call, SMS or email now; `untilFinal` runs it to its end. */
 	async advance(id: string, options: { untilFinal?: boolean } = {}): Promise<TrackedView> {
 		knownFields(options, ADVANCE_OPTIONS, 'advance options');
-		if (options.untilFinal !== undefined && typeof options.untilFinal !== 'boolean') throw bad('untilFinal must be true or false.');
+		if (options.untilFinal !== undefined && typeof options.untilFinal !== 'boolean')
+			throw bad('untilFinal must be true or false.');
 		const item = await this.tracked(id);
 		const nowMs = this.world.clock.now();
-		if (item.lifecycle.isFinal) throw new ControlError(409, `${id} is already ${item.lifecycle.status} (final).`);
+		if (item.lifecycle.isFinal)
+			throw new ControlError(409, `${id} is already ${item.lifecycle.status} (final).`);
 		do item.lifecycle.advance(nowMs);
 		while (options.untilFinal && !item.lifecycle.isFinal);
 		await this.world.settle();
@@ -273,7 +317,8 @@ export class SandboxControl {
 		try {
 			item.lifecycle.rescript(steps);
 		} catch (error) {
-			if (error instanceof LifecycleConflict) throw new ControlError(409, `${id}: ${error.message}.`);
+			if (error instanceof LifecycleConflict)
+				throw new ControlError(409, `${id}: ${error.message}.`);
 			throw error;
 		}
 		item.outcome = outcome;
@@ -337,27 +382,44 @@ export class SandboxControl {
 		const phoneDocId = input.phoneDocId ?? PHONE_DOC_IDS.main;
 		const number = account.numbers.find((n) => n.phoneDocId === phoneDocId);
 		if (!number) throw new ControlError(404, `No number ${phoneDocId}.`);
-		if (number.smsNumber === null) throw bad(`${phoneDocId} has no SMS number, so it cannot receive SMS.`);
+		if (number.smsNumber === null)
+			throw bad(`${phoneDocId} has no SMS number, so it cannot receive SMS.`);
 		const from = input.from ?? TEST_NUMBERS.seededPeer;
 		if (!E164.test(from)) throw bad('from must be an E.164 number.');
 		const nowMs = world.clock.now();
 		let sentAts: number[];
 		if (input.sentAts !== undefined) {
-			if (!Array.isArray(input.sentAts) || input.sentAts.length === 0 || input.sentAts.length > MAX_BURST) {
+			if (
+				!Array.isArray(input.sentAts) ||
+				input.sentAts.length === 0 ||
+				input.sentAts.length > MAX_BURST
+			) {
 				throw bad(`sentAts must be an array of 1 to ${MAX_BURST} timestamps.`);
 			}
 			sentAts = input.sentAts.map((value, i) => timestamp(value, `sentAts[${i}]`));
 		} else {
-			const count = input.count === undefined ? 1 : positiveInteger(input.count, 'count', MAX_BURST);
+			const count =
+				input.count === undefined ? 1 : positiveInteger(input.count, 'count', MAX_BURST);
 			const first = input.sentAt === undefined ? nowMs : timestamp(input.sentAt, 'sentAt');
-			const interval = input.intervalSeconds === undefined ? 0 : finiteNumber(input.intervalSeconds, 'intervalSeconds');
+			const interval =
+				input.intervalSeconds === undefined
+					? 0
+					: finiteNumber(input.intervalSeconds, 'intervalSeconds');
 			sentAts = Array.from({ length: count }, (_, i) => first + Math.round(i * interval * 1000));
 		}
 		const text = input.body ?? 'Inbound message';
 		if (typeof text !== 'string' || text === '') throw bad('body must be a non-empty string.');
 		const created = sentAts.map((sentAtMs, i) => {
 			const body = sentAts.length > 1 ? `${text} (${i + 1}/${sentAts.length})` : text;
-			return newInboundSms({ seq: nextSeq(world.state), account, number, from, body, sentAtMs, nowMs });
+			return newInboundSms({
+				seq: nextSeq(world.state),
+				account,
+				number,
+				from,
+				body,
+				sentAtMs,
+				nowMs,
+			});
 		});
 		world.state.sms.push(...created);
 		return created.map(smsRecordView);
@@ -387,10 +449,14 @@ export class SandboxControl {
 			if (bucket === undefined) continue;
 			knownFields(bucket, BUCKET_PARTS, name);
 			for (const part of BUCKET_PARTS) {
-				if (bucket[part] !== undefined) updates.push([balances[name], part, nonNegativeInteger(bucket[part], `${name}.${part}`)]);
+				if (bucket[part] !== undefined)
+					updates.push([balances[name], part, nonNegativeInteger(bucket[part], `${name}.${part}`)]);
 			}
 		}
-		const credits = patch.unifiedCreditsPence === undefined ? null : finiteNumber(patch.unifiedCreditsPence, 'unifiedCreditsPence');
+		const credits =
+			patch.unifiedCreditsPence === undefined
+				? null
+				: finiteNumber(patch.unifiedCreditsPence, 'unifiedCreditsPence');
 		for (const [bucket, part, value] of updates) bucket[part] = value;
 		if (credits !== null) this.world.state.unifiedCreditUnits = penceToUnits(credits);
 		return this.balances();
@@ -398,7 +464,12 @@ export class SandboxControl {
 
 	/** Buys Unified credits, within the documented 500 to 100,000 credit range (the topUpUrl target). */
 	topUp(pence: number): BalancesView {
-		if (typeof pence !== 'number' || !Number.isInteger(pence) || pence < TOP_UP_MIN_PENCE || pence > TOP_UP_MAX_PENCE) {
+		if (
+			typeof pence !== 'number' ||
+			!Number.isInteger(pence) ||
+			pence < TOP_UP_MIN_PENCE ||
+			pence > TOP_UP_MAX_PENCE
+		) {
 			throw bad(`A top-up is ${TOP_UP_MIN_PENCE} to ${TOP_UP_MAX_PENCE} credits (whole pence).`);
 		}
 		this.world.state.unifiedCreditUnits += penceToUnits(pence);
@@ -426,32 +497,50 @@ export class SandboxControl {
 	updateSettings(patch: SettingsPatch): Settings {
 		knownFields(patch, SETTING_NAMES, 'settings');
 		const next = structuredClone(this.world.settings);
-		if (patch.smsOrder !== undefined) next.smsOrder = choice(patch.smsOrder, SMS_ORDERS, 'smsOrder');
+		if (patch.smsOrder !== undefined)
+			next.smsOrder = choice(patch.smsOrder, SMS_ORDERS, 'smsOrder');
 		if (patch.unifiedErrorStatus !== undefined) {
-			next.unifiedErrorStatus = choice(patch.unifiedErrorStatus, ['http', 'always200'] as const, 'unifiedErrorStatus');
+			next.unifiedErrorStatus = choice(
+				patch.unifiedErrorStatus,
+				['http', 'always200'] as const,
+				'unifiedErrorStatus',
+			);
 		}
 		if (patch.eventsWebhookUrl !== undefined) {
-			next.eventsWebhookUrl = patch.eventsWebhookUrl === null ? null : httpUrl(patch.eventsWebhookUrl, 'eventsWebhookUrl');
+			next.eventsWebhookUrl =
+				patch.eventsWebhookUrl === null
+					? null
+					: httpUrl(patch.eventsWebhookUrl, 'eventsWebhookUrl');
 		}
 		if (patch.latencyMs !== undefined) {
 			next.latencyMs = finiteNumber(patch.latencyMs, 'latencyMs');
 			if (next.latencyMs > MAX_LATENCY_MS) throw bad(`latencyMs is at most ${MAX_LATENCY_MS}.`);
 		}
 		if (patch.accountRequestsPerMinute !== undefined) {
-			next.accountRequestsPerMinute = positiveInteger(patch.accountRequestsPerMinute, 'accountRequestsPerMinute');
+			next.accountRequestsPerMinute = positiveInteger(
+				patch.accountRequestsPerMinute,
+				'accountRequestsPerMinute',
+			);
 		}
 		if (patch.rateWindowSeconds !== undefined) {
 			next.rateWindowSeconds = positiveInteger(patch.rateWindowSeconds, 'rateWindowSeconds');
 		}
-		if (patch.unifiedLimits !== undefined) knownFields(patch.unifiedLimits, UNIFIED_SERVICES, 'unifiedLimits');
+		if (patch.unifiedLimits !== undefined)
+			knownFields(patch.unifiedLimits, UNIFIED_SERVICES, 'unifiedLimits');
 		for (const [service, limit] of Object.entries(patch.unifiedLimits ?? {})) {
 			const known = service as UnifiedService;
 			knownFields(limit, ['perMinute', 'concurrent'], `unifiedLimits.${known}`);
 			if (limit?.perMinute !== undefined) {
-				next.unifiedLimits[known].perMinute = positiveInteger(limit.perMinute, `unifiedLimits.${known}.perMinute`);
+				next.unifiedLimits[known].perMinute = positiveInteger(
+					limit.perMinute,
+					`unifiedLimits.${known}.perMinute`,
+				);
 			}
 			if (limit?.concurrent !== undefined) {
-				next.unifiedLimits[known].concurrent = positiveInteger(limit.concurrent, `unifiedLimits.${known}.concurrent`);
+				next.unifiedLimits[known].concurrent = positiveInteger(
+					limit.concurrent,
+					`unifiedLimits.${known}.concurrent`,
+				);
 			}
 		}
 		if (patch.services !== undefined) knownFields(patch.services, UNIFIED_SERVICES, 'services');
@@ -515,13 +604,17 @@ export class SandboxControl {
 		const failure: InjectedFailure = {
 			status: choice(input.status, FAILURE_STATUSES, 'status'),
 			remaining: input.count === undefined ? 1 : positiveInteger(input.count, 'count'),
-			api: input.api === undefined ? null : choice(input.api, ['account', 'unified'] as const, 'api'),
+			api:
+				input.api === undefined ? null : choice(input.api, ['account', 'unified'] as const, 'api'),
 			path: input.path === undefined ? null : String(input.path).replace(/\/+$/, ''),
 			method: input.method === undefined ? null : String(input.method).toUpperCase(),
-			service: input.service === undefined ? null : choice(input.service, UNIFIED_SERVICES, 'service'),
+			service:
+				input.service === undefined ? null : choice(input.service, UNIFIED_SERVICES, 'service'),
 			carrierCode: input.carrierCode === undefined ? '30003' : String(input.carrierCode),
 			retryAfterSeconds:
-				input.retryAfterSeconds === undefined ? 1 : positiveInteger(input.retryAfterSeconds, 'retryAfterSeconds'),
+				input.retryAfterSeconds === undefined
+					? 1
+					: positiveInteger(input.retryAfterSeconds, 'retryAfterSeconds'),
 		};
 		this.world.failures.push(failure);
 		return this.failures();

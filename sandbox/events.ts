@@ -37,13 +37,22 @@ export function unifiedEvent(item: UnifiedCall | UnifiedSms | UnifiedEmail): Web
 		case 'unifiedCall': {
 			event = `call.${status}`;
 			const answeredAtMs = item.lifecycle.reachedAt('in-progress');
-			const duration = answeredAtMs === null ? 0 : Math.ceil(((item.lifecycle.endedAtMs as number) - answeredAtMs) / 1000);
+			const duration =
+				answeredAtMs === null
+					? 0
+					: Math.ceil(((item.lifecycle.endedAtMs as number) - answeredAtMs) / 1000);
 			data = { call_id: item.callId, to: item.to, from: item.from, ...common, duration };
 			break;
 		}
 		case 'unifiedSms':
 			event = `sms.${status}`;
-			data = { message_id: item.messageId, to: item.to, from: item.from, segments: item.segments, ...common };
+			data = {
+				message_id: item.messageId,
+				to: item.to,
+				from: item.from,
+				segments: item.segments,
+				...common,
+			};
 			break;
 		case 'unifiedEmail':
 			event = `email.${status}`;

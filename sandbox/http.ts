@@ -41,7 +41,15 @@ export async function readRequest(req: IncomingMessage): Promise<ParsedRequest> 
 			bodyError = (error as Error).message;
 		}
 	}
-	return { method: req.method ?? 'GET', path, query: url.searchParams, headers: req.headers, rawBody, body, bodyError };
+	return {
+		method: req.method ?? 'GET',
+		path,
+		query: url.searchParams,
+		headers: req.headers,
+		rawBody,
+		body,
+		bodyError,
+	};
 }
 
 export interface JsonReply {

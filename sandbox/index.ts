@@ -12,7 +12,14 @@ import type { AddressInfo } from 'node:net';
 import { handleAccount, isAccountPath } from './account';
 import { SandboxControl } from './control';
 import { CONTROL_PREFIX, handleControl } from './control-routes';
-import { BodyTooLarge, queryObject, readRequest, sendJson, type JsonReply, type ParsedRequest } from './http';
+import {
+	BodyTooLarge,
+	queryObject,
+	readRequest,
+	sendJson,
+	type JsonReply,
+	type ParsedRequest,
+} from './http';
 import {
 	ACCOUNT_KEYS,
 	ACCOUNT_KEY_DESCRIPTIONS,
@@ -34,7 +41,14 @@ export type { RequestLogEntry, Settings, InjectedFailure } from './world';
 export type { WebhookDelivery, WebhookEvent } from './webhooks';
 export type { SmsOrder, UnifiedService } from './state';
 export { SandboxControl } from './control';
-export type { BalancesPatch, BalancesView, FailureInput, InboundSmsInput, SettingsPatch, TrackedView } from './control';
+export type {
+	BalancesPatch,
+	BalancesView,
+	FailureInput,
+	InboundSmsInput,
+	SettingsPatch,
+	TrackedView,
+} from './control';
 export { sign as signWebhookBody, SIGNATURE_HEADER } from './webhooks';
 export * from './seed';
 
@@ -59,7 +73,13 @@ export interface SandboxOptions {
 }
 
 export interface SandboxCredentials {
-	account: { unrestricted: string; restricted: string; disabled: string; suspended: string; revoked: string };
+	account: {
+		unrestricted: string;
+		restricted: string;
+		disabled: string;
+		suspended: string;
+		revoked: string;
+	};
 	unified: { live: string; test: string };
 	webhookSecret: string;
 }
@@ -104,7 +124,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const server = createServer((req, res) => {
 		serve(world, control, info, req, res).catch((error: Error) => {
 			log(`sandbox failure: ${error.stack ?? error.message}`);
-			if (!res.headersSent) sendJson(res, { status: 500, body: { success: false, error: 'internal_error', message: 'Unexpected failure.' } });
+			if (!res.headersSent)
+				sendJson(res, {
+					status: 500,
+					body: { success: false, error: 'internal_error', message: 'Unexpected failure.' },
+				});
 			else res.destroy();
 		});
 	});
@@ -120,7 +144,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 	world.baseUrl = url;
 
-	const ticker = options.autoSettleMs ? setInterval(() => world.settleSoon(), options.autoSettleMs) : null;
+	const ticker = options.autoSettleMs
+		? setInterval(() => world.settleSoon(), options.autoSettleMs)
+		: null;
 	ticker?.unref();
 
 	let stopped: Promise<void> | null = null;
@@ -130,7 +156,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		unifiedUrl: `${url}${UNIFIED_PATH}`,
 		controlUrl: `${url}${CONTROL_PREFIX}`,
 		credentials,
-		numbers: { main: PHONE_DOC_IDS.main, noSms: PHONE_DOC_IDS.noSms, smsDisabled: PHONE_DOC_IDS.smsDisabled },
+		numbers: {
+			main: PHONE_DOC_IDS.main,
+			noSms: PHONE_DOC_IDS.noSms,
+			smsDisabled: PHONE_DOC_IDS.smsDisabled,
+		},
 		control,
 		requests: () => control.requests(),
 		reset: () => control.reset(),
@@ -161,7 +191,10 @@ async function serve(
 		parsed = await readRequest(req);
 	} catch (error) {
 		if (!(error instanceof BodyTooLarge)) throw error;
-		sendJson(res, { status: 413, body: { success: false, error: 'payload_too_large', message: error.message } });
+		sendJson(res, {
+			status: 413,
+			body: { success: false, error: 'payload_too_large', message: error.message },
+		});
 		req.resume();
 		return;
 	}
@@ -175,7 +208,9 @@ async function serve(
 	};
 	const api = parsed.path === UNIFIED_PATH ? 'unified' : 'account';
 	const reply: JsonReply =
-		api === 'unified' ? await handleUnified(world, parsed, onKey) : await handleAccount(world, parsed, onKey);
+		api === 'unified'
+			? await handleUnified(world, parsed, onKey)
+			: await handleAccount(world, parsed, onKey);
 	const body = reply.body as { success?: boolean; code?: string; error?: string };
 	world.logRequest({
 		time: arrivedAt,
@@ -192,7 +227,10 @@ async function serve(
 }
 
 /** Credentials, URLs and test values, as printed by the command line and the control index. */
-export function describeSandbox(url: string, credentials: SandboxCredentials): Record<string, unknown> {
+export function describeSandbox(
+	url: string,
+	credentials: SandboxCredentials,
+): Record<string, unknown> {
 	return {
 		accountBaseUrl: url,
 		accountKeys: Object.fromEntries(

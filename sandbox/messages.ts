@@ -36,7 +36,10 @@ interface SmsBase {
 
 function newSms(
 	{ seq, account, number, body }: SmsBase,
-	fields: Pick<SmsRecord, 'direction' | 'fromNumber' | 'toNumber' | 'source' | 'outcome' | 'sentAtMs' | 'createdAtMs'>,
+	fields: Pick<
+		SmsRecord,
+		'direction' | 'fromNumber' | 'toNumber' | 'source' | 'outcome' | 'sentAtMs' | 'createdAtMs'
+	>,
 ): SmsRecord {
 	return {
 		...fields,
@@ -49,12 +52,17 @@ function newSms(
 		phoneDocId: number.phoneDocId,
 		businessName: number.label,
 		segments: segmentsOf(body),
-		lifecycle: new Lifecycle(SMS_SCRIPTS[fields.outcome as SmsOutcome | 'received'], fields.sentAtMs),
+		lifecycle: new Lifecycle(
+			SMS_SCRIPTS[fields.outcome as SmsOutcome | 'received'],
+			fields.sentAtMs,
+		),
 		settled: fields.direction === 'received',
 	};
 }
 
-export function newOutboundSms(input: SmsBase & { to: string; outcome: SmsOutcome; source: string; nowMs: number }): SmsRecord {
+export function newOutboundSms(
+	input: SmsBase & { to: string; outcome: SmsOutcome; source: string; nowMs: number },
+): SmsRecord {
 	return newSms(input, {
 		direction: 'sent',
 		fromNumber: input.number.smsNumber as string,
@@ -67,7 +75,9 @@ export function newOutboundSms(input: SmsBase & { to: string; outcome: SmsOutcom
 }
 
 /** An inbound message; `sentAtMs` may lie before its arrival (`nowMs`), as late deliveries do. */
-export function newInboundSms(input: SmsBase & { from: string; sentAtMs: number; nowMs: number }): SmsRecord {
+export function newInboundSms(
+	input: SmsBase & { from: string; sentAtMs: number; nowMs: number },
+): SmsRecord {
 	return newSms(input, {
 		direction: 'received',
 		fromNumber: input.from,
@@ -95,7 +105,8 @@ export function smsRecordView(sms: SmsRecord): Record<string, unknown> {
 		sentAt: iso(sms.sentAtMs),
 		createdAt: iso(sms.createdAtMs),
 		phoneDocId: sms.phoneDocId,
-		deliveredAt: final && sms.outcome === 'delivered' ? iso(sms.lifecycle.endedAtMs as number) : null,
+		deliveredAt:
+			final && sms.outcome === 'delivered' ? iso(sms.lifecycle.endedAtMs as number) : null,
 	};
 }
 

@@ -8,7 +8,14 @@
  */
 import { callMinutes, newAiCall, newManualCall } from './calls';
 import { newInboundSms, newOutboundSms } from './messages';
-import type { Account, AccountBalances, AccountKey, PhoneNumber, SandboxState, UnifiedKey } from './state';
+import type {
+	Account,
+	AccountBalances,
+	AccountKey,
+	PhoneNumber,
+	SandboxState,
+	UnifiedKey,
+} from './state';
 import { nextSeq } from './state';
 
 export const DEFAULT_PORT = 4010;
@@ -167,7 +174,12 @@ function accountKey(
 	];
 }
 
-function unifiedKey(key: string, live: boolean, description: string, revoked = false): [string, UnifiedKey] {
+function unifiedKey(
+	key: string,
+	live: boolean,
+	description: string,
+	revoked = false,
+): [string, UnifiedKey] {
 	return [key, { key, userId: UNIFIED_USER_ID, live, revoked, description }];
 }
 
@@ -201,15 +213,24 @@ export function seedState(nowMs: number): SandboxState {
 	const state: SandboxState = {
 		accounts: new Map([main, lapsed].map((a) => [a.accountId, a])),
 		accountKeys: new Map([
-			accountKey(ACCOUNT_KEYS.unrestricted, MAIN_ACCOUNT_ID, ACCOUNT_KEY_DESCRIPTIONS.unrestricted, {
-				defaultAgentPhone: AGENT_PHONE,
-			}),
+			accountKey(
+				ACCOUNT_KEYS.unrestricted,
+				MAIN_ACCOUNT_ID,
+				ACCOUNT_KEY_DESCRIPTIONS.unrestricted,
+				{
+					defaultAgentPhone: AGENT_PHONE,
+				},
+			),
 			accountKey(ACCOUNT_KEYS.restricted, MAIN_ACCOUNT_ID, ACCOUNT_KEY_DESCRIPTIONS.restricted, {
 				allowedPhoneDocIds: [PHONE_DOC_IDS.main],
 			}),
-			accountKey(ACCOUNT_KEYS.disabled, MAIN_ACCOUNT_ID, ACCOUNT_KEY_DESCRIPTIONS.disabled, { state: 'disabled' }),
+			accountKey(ACCOUNT_KEYS.disabled, MAIN_ACCOUNT_ID, ACCOUNT_KEY_DESCRIPTIONS.disabled, {
+				state: 'disabled',
+			}),
 			accountKey(ACCOUNT_KEYS.suspended, SUSPENDED_ACCOUNT_ID, ACCOUNT_KEY_DESCRIPTIONS.suspended),
-			accountKey(ACCOUNT_KEYS.revoked, MAIN_ACCOUNT_ID, ACCOUNT_KEY_DESCRIPTIONS.revoked, { state: 'revoked' }),
+			accountKey(ACCOUNT_KEYS.revoked, MAIN_ACCOUNT_ID, ACCOUNT_KEY_DESCRIPTIONS.revoked, {
+				state: 'revoked',
+			}),
 		]),
 		unifiedKeys: new Map([
 			unifiedKey(UNIFIED_KEYS.live, true, 'live key: charges credits'),
@@ -235,7 +256,15 @@ function seedHistory(state: SandboxState, account: Account, nowMs: number): void
 	const peer = TEST_NUMBERS.seededPeer;
 	const hoursAgo = (hours: number): number => nowMs - hours * 3_600_000;
 	const inbound = (body: string, hours: number) =>
-		newInboundSms({ seq: nextSeq(state), account, number, from: peer, body, sentAtMs: hoursAgo(hours), nowMs: hoursAgo(hours) });
+		newInboundSms({
+			seq: nextSeq(state),
+			account,
+			number,
+			from: peer,
+			body,
+			sentAtMs: hoursAgo(hours),
+			nowMs: hoursAgo(hours),
+		});
 	state.sms.push(
 		inbound('Hi, is my order ready?', 3),
 		newOutboundSms({
@@ -279,5 +308,6 @@ function seedHistory(state: SandboxState, account: Account, nowMs: number): void
 		item.lifecycle.sync(nowMs);
 		item.settled = true;
 	}
-	for (const call of [...state.manualCalls, ...state.aiCalls]) call.billedMinutes = callMinutes(call);
+	for (const call of [...state.manualCalls, ...state.aiCalls])
+		call.billedMinutes = callMinutes(call);
 }

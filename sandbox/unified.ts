@@ -18,9 +18,20 @@ export const UNIFIED_PATH = '/unified';
 export const TOP_UP_PATH = '/_sandbox/top-up';
 export const UNIFIED_KEY_PREFIXES = ['key_live_', 'key_test_'] as const;
 
-export const ACTIONS: Record<UnifiedService, string> = { voice: 'make_call', sms: 'send', email: 'send', ai: 'chat' };
+export const ACTIONS: Record<UnifiedService, string> = {
+	voice: 'make_call',
+	sms: 'send',
+	email: 'send',
+	ai: 'chat',
+};
 
-export const VOICES = ['Voice.Amy', 'Voice.Brian', 'Voice.Emma', 'Voice.Joanna', 'Voice.Matthew'] as const;
+export const VOICES = [
+	'Voice.Amy',
+	'Voice.Brian',
+	'Voice.Emma',
+	'Voice.Joanna',
+	'Voice.Matthew',
+] as const;
 export const DEFAULT_VOICE = 'Voice.Amy';
 export const AI_MODELS = ['model-capable', 'model-fast'] as const;
 export const DEFAULT_AI_MODEL = 'model-capable';
@@ -74,7 +85,9 @@ const invalid = (message: string): UnifiedError => new UnifiedError('INVALID_PAR
 
 // Lifecycles of Unified calls, SMS and emails.
 
-export function unifiedScripts(item: UnifiedCall | UnifiedSms | UnifiedEmail): Record<string, Step[]> {
+export function unifiedScripts(
+	item: UnifiedCall | UnifiedSms | UnifiedEmail,
+): Record<string, Step[]> {
 	switch (item.kind) {
 		case 'unifiedCall':
 			return {
@@ -99,7 +112,10 @@ export function unifiedScripts(item: UnifiedCall | UnifiedSms | UnifiedEmail): R
 }
 
 /** Gives a new record its lifecycle for the chosen outcome, and stores it. */
-function track<T extends UnifiedCall | UnifiedSms | UnifiedEmail>(list: T[], item: Omit<T, 'lifecycle'>): T {
+function track<T extends UnifiedCall | UnifiedSms | UnifiedEmail>(
+	list: T[],
+	item: Omit<T, 'lifecycle'>,
+): T {
 	const steps = unifiedScripts(item as T)[item.outcome];
 	const full = { ...item, lifecycle: new Lifecycle(steps, item.createdAtMs) } as T;
 	list.push(full);
@@ -112,8 +128,10 @@ type Data = Record<string, unknown>;
 
 function requiredText(data: Data, field: string, max: number | null = null): string {
 	const value = data[field];
-	if (typeof value !== 'string' || value.trim() === '') throw invalid(`data.${field} is required and must be a non-empty string.`);
-	if (max !== null && characterCount(value) > max) throw invalid(`data.${field} is longer than ${max} characters.`);
+	if (typeof value !== 'string' || value.trim() === '')
+		throw invalid(`data.${field} is required and must be a non-empty string.`);
+	if (max !== null && characterCount(value) > max)
+		throw invalid(`data.${field} is longer than ${max} characters.`);
 	return value;
 }
 
@@ -125,11 +143,16 @@ function optionalText(data: Data, field: string): string | null {
 }
 
 function phone(value: string, field: string): string {
-	if (!E164.test(value)) throw invalid(`data.${field} must be an E.164 number such as +447700900123.`);
+	if (!E164.test(value))
+		throw invalid(`data.${field} must be an E.164 number such as +447700900123.`);
 	return value;
 }
 
-function optionalChoice<T extends string>(data: Data, field: string, choices: readonly T[]): T | null {
+function optionalChoice<T extends string>(
+	data: Data,
+	field: string,
+	choices: readonly T[],
+): T | null {
 	const value = optionalText(data, field);
 	if (value !== null && !(choices as readonly string[]).includes(value)) {
 		throw invalid(`data.${field} must be one of: ${choices.join(', ')}.`);
@@ -141,7 +164,10 @@ interface Operation<Input> {
 	validate(data: Data): Input;
 	/** Price in hundredths of a penny. */
 	cost(input: Input): number;
-	perform(context: { world: World; key: UnifiedKey; chargeUnits: number }, input: Input): Record<string, unknown>;
+	perform(
+		context: { world: World; key: UnifiedKey; chargeUnits: number },
+		input: Input,
+	): Record<string, unknown>;
 }
 
 function operation<Input>(op: Operation<Input>): Operation<unknown> {
@@ -166,7 +192,8 @@ const OPERATIONS: Record<UnifiedService, Operation<unknown>> = {
 	voice: operation({
 		validate(data) {
 			const webhookUrl = optionalText(data, 'webhook_url');
-			if (webhookUrl !== null && !/^https?:\/\/[^\s]+$/i.test(webhookUrl)) throw invalid('data.webhook_url must be an http(s) URL.');
+			if (webhookUrl !== null && !/^https?:\/\/[^\s]+$/i.test(webhookUrl))
+				throw invalid('data.webhook_url must be an http(s) URL.');
 			const from = optionalText(data, 'from');
 			const message = requiredText(data, 'message', MAX_VOICE_SCRIPT);
 			return {
@@ -175,12 +202,18 @@ const OPERATIONS: Record<UnifiedService, Operation<unknown>> = {
 				from: from === null ? UNIFIED_DEFAULT_FROM.voice : phone(from, 'from'),
 				voice: optionalChoice(data, 'voice', VOICES) ?? DEFAULT_VOICE,
 				webhookUrl,
-				estimatedSeconds: 60 * Math.max(1, Math.ceil(characterCount(message) / SCRIPT_CHARACTERS_PER_MINUTE)),
+				estimatedSeconds:
+					60 * Math.max(1, Math.ceil(characterCount(message) / SCRIPT_CHARACTERS_PER_MINUTE)),
 			};
 		},
 		cost: (input) => penceToUnits(PRICES.voicePerMinute * (input.estimatedSeconds / 60)),
 		perform({ world, key, chargeUnits }, input) {
-			const base = record(world, key, chargeUnits, input.to === TEST_NUMBERS.deliveryFails ? 'failed' : 'completed');
+			const base = record(
+				world,
+				key,
+				chargeUnits,
+				input.to === TEST_NUMBERS.deliveryFails ? 'failed' : 'completed',
+			);
 			const call = track<UnifiedCall>(world.state.unifiedCalls, {
 				...base,
 				kind: 'unifiedCall',
@@ -210,20 +243,32 @@ const OPERATIONS: Record<UnifiedService, Operation<unknown>> = {
 		},
 		cost: (input) => penceToUnits(PRICES.smsPerSegment * input.segments),
 		perform({ world, key, chargeUnits }, input) {
-			const base = record(world, key, chargeUnits, input.to === TEST_NUMBERS.deliveryFails ? 'failed' : 'delivered');
+			const base = record(
+				world,
+				key,
+				chargeUnits,
+				input.to === TEST_NUMBERS.deliveryFails ? 'failed' : 'delivered',
+			);
 			const sms = track<UnifiedSms>(world.state.unifiedSms, {
 				...base,
 				kind: 'unifiedSms',
 				messageId: makeId('usms_sbx_', base.seq),
 				...input,
 			});
-			return { message_id: sms.messageId, status: sms.lifecycle.status, to: sms.to, from: sms.from, segments: sms.segments };
+			return {
+				message_id: sms.messageId,
+				status: sms.lifecycle.status,
+				to: sms.to,
+				from: sms.from,
+				segments: sms.segments,
+			};
 		},
 	}),
 	email: operation({
 		validate(data) {
 			const to = requiredText(data, 'to');
-			if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(to)) throw invalid('data.to must be an email address.');
+			if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(to))
+				throw invalid('data.to must be an email address.');
 			return {
 				to,
 				subject: requiredText(data, 'subject', MAX_EMAIL_SUBJECT),
@@ -233,7 +278,12 @@ const OPERATIONS: Record<UnifiedService, Operation<unknown>> = {
 		},
 		cost: () => penceToUnits(PRICES.email),
 		perform({ world, key, chargeUnits }, input) {
-			const base = record(world, key, chargeUnits, input.to.toLowerCase() === TEST_EMAILS.bounces ? 'bounced' : 'delivered');
+			const base = record(
+				world,
+				key,
+				chargeUnits,
+				input.to.toLowerCase() === TEST_EMAILS.bounces ? 'bounced' : 'delivered',
+			);
 			const email = track<UnifiedEmail>(world.state.unifiedEmails, {
 				...base,
 				kind: 'unifiedEmail',
@@ -242,21 +292,37 @@ const OPERATIONS: Record<UnifiedService, Operation<unknown>> = {
 				subject: input.subject,
 				fromName: input.fromName,
 			});
-			return { message_id: email.messageId, status: email.lifecycle.status, to: email.to, subject: email.subject };
+			return {
+				message_id: email.messageId,
+				status: email.lifecycle.status,
+				to: email.to,
+				subject: email.subject,
+			};
 		},
 	}),
 	ai: operation({
 		validate(data) {
 			const messages = data.messages;
-			if (!Array.isArray(messages) || messages.length === 0) throw invalid('data.messages must be a non-empty array.');
+			if (!Array.isArray(messages) || messages.length === 0)
+				throw invalid('data.messages must be a non-empty array.');
 			const checked = messages.map((m, i) => {
-				if (!isPlainObject(m) || typeof m.content !== 'string' || !(AI_ROLES as readonly unknown[]).includes(m.role)) {
-					throw invalid(`data.messages[${i}] must be { role: ${AI_ROLES.join('|')}, content: string }.`);
+				if (
+					!isPlainObject(m) ||
+					typeof m.content !== 'string' ||
+					!(AI_ROLES as readonly unknown[]).includes(m.role)
+				) {
+					throw invalid(
+						`data.messages[${i}] must be { role: ${AI_ROLES.join('|')}, content: string }.`,
+					);
 				}
 				return { role: m.role as string, content: m.content };
 			});
-			if (!checked.some((m) => m.role === 'user')) throw invalid('data.messages needs at least one user message.');
-			return { messages: checked, model: optionalChoice(data, 'model', AI_MODELS) ?? DEFAULT_AI_MODEL };
+			if (!checked.some((m) => m.role === 'user'))
+				throw invalid('data.messages needs at least one user message.');
+			return {
+				messages: checked,
+				model: optionalChoice(data, 'model', AI_MODELS) ?? DEFAULT_AI_MODEL,
+			};
 		},
 		cost: () => penceToUnits(PRICES.aiChat),
 		perform(_context, input) {
@@ -271,9 +337,15 @@ function shorten(text: string, max: number): string {
 }
 
 /** A deterministic answer: the same messages and model always give the same response. */
-export function chatAnswer(messages: { role: string; content: string }[], model: string): Record<string, unknown> {
+export function chatAnswer(
+	messages: { role: string; content: string }[],
+	model: string,
+): Record<string, unknown> {
 	const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-	const instructions = messages.filter((m) => m.role === 'system').map((m) => m.content).join(' ');
+	const instructions = messages
+		.filter((m) => m.role === 'system')
+		.map((m) => m.content)
+		.join(' ');
 	const words = question.split(/\s+/).filter(Boolean).length;
 	const response =
 		model === 'model-fast'
@@ -293,14 +365,20 @@ export function chatAnswer(messages: { role: string; content: string }[], model:
 
 function authenticate(world: World, envelope: Data, onKey: (keyMask: string) => void): UnifiedKey {
 	const raw = envelope.api_key;
-	if (raw === undefined || raw === null || raw === '') throw new UnifiedError('MISSING_API_KEY', 'No API key: set api_key in the request body.');
-	if (typeof raw !== 'string') throw new UnifiedError('INVALID_API_KEY', 'api_key must be a string.');
+	if (raw === undefined || raw === null || raw === '')
+		throw new UnifiedError('MISSING_API_KEY', 'No API key: set api_key in the request body.');
+	if (typeof raw !== 'string')
+		throw new UnifiedError('INVALID_API_KEY', 'api_key must be a string.');
 	onKey(maskKey(raw));
 	if (!UNIFIED_KEY_PREFIXES.some((prefix) => raw.startsWith(prefix))) {
-		throw new UnifiedError('INVALID_API_KEY', `Unified API keys start with ${UNIFIED_KEY_PREFIXES.join(' or ')}.`);
+		throw new UnifiedError(
+			'INVALID_API_KEY',
+			`Unified API keys start with ${UNIFIED_KEY_PREFIXES.join(' or ')}.`,
+		);
 	}
 	const key = world.state.unifiedKeys.get(raw);
-	if (!key || key.revoked) throw new UnifiedError('INVALID_API_KEY', 'The API key is invalid or has been revoked.');
+	if (!key || key.revoked)
+		throw new UnifiedError('INVALID_API_KEY', 'The API key is invalid or has been revoked.');
 	return key;
 }
 
@@ -310,7 +388,8 @@ function serviceOf(envelope: Data): UnifiedService {
 		throw invalid(`service must be one of: ${UNIFIED_SERVICES.join(', ')}.`);
 	}
 	const known = service as UnifiedService;
-	if (action !== ACTIONS[known]) throw invalid(`The ${known} service takes action "${ACTIONS[known]}".`);
+	if (action !== ACTIONS[known])
+		throw invalid(`The ${known} service takes action "${ACTIONS[known]}".`);
 	if (!isPlainObject(data)) throw invalid('data must be an object.');
 	return known;
 }
@@ -318,7 +397,12 @@ function serviceOf(envelope: Data): UnifiedService {
 function failureError(failure: InjectedFailure): UnifiedError {
 	switch (failure.status) {
 		case 429:
-			return new UnifiedError('RATE_LIMITED', 'Rate limit exceeded; retry later.', {}, failure.retryAfterSeconds);
+			return new UnifiedError(
+				'RATE_LIMITED',
+				'Rate limit exceeded; retry later.',
+				{},
+				failure.retryAfterSeconds,
+			);
 		case 500:
 			return new UnifiedError('INTERNAL_ERROR', 'Internal server error; retry later.');
 		case 502:
@@ -333,7 +417,12 @@ function failureError(failure: InjectedFailure): UnifiedError {
 function limitFor(world: World, key: UnifiedKey, service: UnifiedService): () => void {
 	const limits = world.settings.unifiedLimits[service];
 	const bucket = `${key.key}:${service}`;
-	const verdict = world.unifiedWindow.take(bucket, limits.perMinute, world.clock.now(), world.settings.rateWindowSeconds * 1000);
+	const verdict = world.unifiedWindow.take(
+		bucket,
+		limits.perMinute,
+		world.clock.now(),
+		world.settings.rateWindowSeconds * 1000,
+	);
 	if (!verdict.allowed) {
 		throw new UnifiedError(
 			'RATE_LIMITED',
@@ -344,12 +433,21 @@ function limitFor(world: World, key: UnifiedKey, service: UnifiedService): () =>
 	}
 	const release = world.unifiedGate.acquire(bucket, limits.concurrent);
 	if (!release) {
-		throw new UnifiedError('RATE_LIMITED', `More than ${limits.concurrent} concurrent ${service} requests; retry shortly.`, {}, 1);
+		throw new UnifiedError(
+			'RATE_LIMITED',
+			`More than ${limits.concurrent} concurrent ${service} requests; retry shortly.`,
+			{},
+			1,
+		);
 	}
 	return release;
 }
 
-export async function handleUnified(world: World, req: ParsedRequest, onKey: (keyMask: string) => void): Promise<JsonReply> {
+export async function handleUnified(
+	world: World,
+	req: ParsedRequest,
+	onKey: (keyMask: string) => void,
+): Promise<JsonReply> {
 	const envelope: Data = isPlainObject(req.body) ? req.body : {};
 	const echo = {
 		service: typeof envelope.service === 'string' ? envelope.service : null,
@@ -357,15 +455,27 @@ export async function handleUnified(world: World, req: ParsedRequest, onKey: (ke
 	};
 	let release: (() => void) | null = null;
 	try {
-		if (req.method !== 'POST') throw new UnifiedError('METHOD_NOT_ALLOWED', `Use POST ${UNIFIED_PATH}.`);
-		const service = (UNIFIED_SERVICES as readonly unknown[]).includes(echo.service) ? (echo.service as UnifiedService) : null;
-		const failure = world.takeFailure({ api: 'unified', path: req.path, method: req.method, service });
+		if (req.method !== 'POST')
+			throw new UnifiedError('METHOD_NOT_ALLOWED', `Use POST ${UNIFIED_PATH}.`);
+		const service = (UNIFIED_SERVICES as readonly unknown[]).includes(echo.service)
+			? (echo.service as UnifiedService)
+			: null;
+		const failure = world.takeFailure({
+			api: 'unified',
+			path: req.path,
+			method: req.method,
+			service,
+		});
 		if (failure) throw failureError(failure);
-		if (req.bodyError !== null || !isPlainObject(req.body)) throw invalid('The body must be a JSON object (the request envelope).');
+		if (req.bodyError !== null || !isPlainObject(req.body))
+			throw invalid('The body must be a JSON object (the request envelope).');
 		const key = authenticate(world, envelope, onKey);
 		const known = serviceOf(envelope);
 		if (!world.settings.services[known]) {
-			throw new UnifiedError('SERVICE_UNAVAILABLE', `The ${known} service is not available for this account.`);
+			throw new UnifiedError(
+				'SERVICE_UNAVAILABLE',
+				`The ${known} service is not available for this account.`,
+			);
 		}
 		release = limitFor(world, key, known);
 		await world.holdForLatency();
@@ -404,17 +514,26 @@ export async function handleUnified(world: World, req: ParsedRequest, onKey: (ke
 		};
 	} catch (caught) {
 		const error =
-			caught instanceof UnifiedError ? caught : new UnifiedError('INTERNAL_ERROR', 'Internal server error; retry later.');
-		if (!(caught instanceof UnifiedError)) world.options.log(`unified API failure: ${(caught as Error).stack ?? caught}`);
+			caught instanceof UnifiedError
+				? caught
+				: new UnifiedError('INTERNAL_ERROR', 'Internal server error; retry later.');
+		if (!(caught instanceof UnifiedError))
+			world.options.log(`unified API failure: ${(caught as Error).stack ?? caught}`);
 		return errorReply(world, error, echo);
 	} finally {
 		release?.();
 	}
 }
 
-function errorReply(world: World, error: UnifiedError, echo: { service: string | null; action: string | null }): JsonReply {
+function errorReply(
+	world: World,
+	error: UnifiedError,
+	echo: { service: string | null; action: string | null },
+): JsonReply {
 	const status =
-		error.code === 'RATE_LIMITED' || world.settings.unifiedErrorStatus === 'http' ? STATUS_BY_CODE[error.code] : 200;
+		error.code === 'RATE_LIMITED' || world.settings.unifiedErrorStatus === 'http'
+			? STATUS_BY_CODE[error.code]
+			: 200;
 	const headers: Record<string, string> = {};
 	if (error.retryAfterSeconds !== null) headers['retry-after'] = String(error.retryAfterSeconds);
 	if (error.code === 'METHOD_NOT_ALLOWED') headers.allow = 'POST';

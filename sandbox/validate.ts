@@ -23,9 +23,11 @@ export type Body = Record<string, unknown>;
 
 /** The JSON object body of a write request; an absent body counts as `{}`. */
 export function objectBody(req: ParsedRequest): Body {
-	if (req.bodyError !== null) throw new AccountError(400, 'invalid_json', `The body is not valid JSON: ${req.bodyError}`);
+	if (req.bodyError !== null)
+		throw new AccountError(400, 'invalid_json', `The body is not valid JSON: ${req.bodyError}`);
 	if (req.body === undefined) return {};
-	if (!isPlainObject(req.body)) throw new AccountError(400, 'invalid_json', 'The body must be a JSON object.');
+	if (!isPlainObject(req.body))
+		throw new AccountError(400, 'invalid_json', 'The body must be a JSON object.');
 	return req.body;
 }
 
@@ -33,7 +35,12 @@ export function objectBody(req: ParsedRequest): Body {
 export function requiredString(body: Body, field: string): string {
 	const value = body[field];
 	if (typeof value !== 'string' || value === '') {
-		throw new AccountError(400, 'missing_field', `${field} is required and must be a non-empty string.`, { field });
+		throw new AccountError(
+			400,
+			'missing_field',
+			`${field} is required and must be a non-empty string.`,
+			{ field },
+		);
 	}
 	return value;
 }
@@ -42,7 +49,8 @@ export function requiredString(body: Body, field: string): string {
 export function optionalString(body: Body, field: string): string | null {
 	const value = body[field];
 	if (value === undefined || value === null || value === '') return null;
-	if (typeof value !== 'string') throw new AccountError(400, 'invalid_field', `${field} must be a string.`, { field });
+	if (typeof value !== 'string')
+		throw new AccountError(400, 'invalid_field', `${field} must be a string.`, { field });
 	return value;
 }
 
@@ -51,10 +59,15 @@ export function checkE164(value: string, field: string): string {
 		const hint = value.startsWith(' ')
 			? ' (a leading space usually means the plus sign was not URL-encoded as %2B)'
 			: '';
-		throw new AccountError(400, 'invalid_number', `${field} must be an E.164 number such as +447700900123${hint}.`, {
-			field,
-			value,
-		});
+		throw new AccountError(
+			400,
+			'invalid_number',
+			`${field} must be an E.164 number such as +447700900123${hint}.`,
+			{
+				field,
+				value,
+			},
+		);
 	}
 	return value;
 }
@@ -70,7 +83,10 @@ export function querySince(req: ParsedRequest, name = 'since'): number | null {
 	if (value === null || value === '') return null;
 	const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
 	if (Number.isNaN(ms)) {
-		throw new AccountError(400, 'invalid_field', `${name} must be an ISO 8601 timestamp.`, { field: name, value });
+		throw new AccountError(400, 'invalid_field', `${name} must be an ISO 8601 timestamp.`, {
+			field: name,
+			value,
+		});
 	}
 	return ms;
 }
@@ -80,7 +96,10 @@ export function queryLimit(req: ParsedRequest): number {
 	const value = req.query.get('limit');
 	if (value === null || value === '') return DEFAULT_PAGE_SIZE;
 	if (!/^\d+$/.test(value) || Number(value) < 1) {
-		throw new AccountError(400, 'invalid_field', 'limit must be a positive integer.', { field: 'limit', value });
+		throw new AccountError(400, 'invalid_field', 'limit must be a positive integer.', {
+			field: 'limit',
+			value,
+		});
 	}
 	return Math.min(Number(value), MAX_PAGE_SIZE);
 }
@@ -95,7 +114,10 @@ export function queryChoice<T extends string>(
 	const value = req.query.get(name);
 	if (value === null || value === '') return null;
 	if (!(choices as readonly string[]).includes(value)) {
-		throw new AccountError(400, error, `${name} must be one of: ${choices.join(', ')}.`, { field: name, value });
+		throw new AccountError(400, error, `${name} must be one of: ${choices.join(', ')}.`, {
+			field: name,
+			value,
+		});
 	}
 	return value as T;
 }

@@ -126,7 +126,11 @@ export class World {
 	private stopping = new AbortController();
 
 	constructor(readonly options: WorldOptions) {
-		this.webhooks = new WebhookDispatcher(options.webhookSecret, () => this.clock.nowIso(), options.log);
+		this.webhooks = new WebhookDispatcher(
+			options.webhookSecret,
+			() => this.clock.nowIso(),
+			options.log,
+		);
 		this.clock.reset(options.frozenClock);
 		this.state = seedState(this.clock.now());
 		this.settings = defaultSettings(options.smsOrder);
@@ -159,7 +163,10 @@ export class World {
 			item.lifecycle.sync(nowMs);
 			if (item.lifecycle.isFinal) finished.push(item);
 		}
-		finished.sort((a, b) => (a.lifecycle.endedAtMs as number) - (b.lifecycle.endedAtMs as number) || a.seq - b.seq);
+		finished.sort(
+			(a, b) =>
+				(a.lifecycle.endedAtMs as number) - (b.lifecycle.endedAtMs as number) || a.seq - b.seq,
+		);
 		const deliveries = finished.map((item) => this.finish(item));
 		await Promise.all(deliveries);
 	}
@@ -181,7 +188,9 @@ export class World {
 			case 'sms':
 				return undefined;
 			case 'unifiedCall':
-				return item.webhookUrl ? this.webhooks.deliver(item.webhookUrl, unifiedEvent(item)) : undefined;
+				return item.webhookUrl
+					? this.webhooks.deliver(item.webhookUrl, unifiedEvent(item))
+					: undefined;
 			case 'unifiedSms':
 			case 'unifiedEmail': {
 				const url = this.settings.eventsWebhookUrl;
@@ -236,13 +245,20 @@ export class World {
 		if (this.settings.latencyMs <= 0) return;
 		this.heldRequests += 1;
 		try {
-			await sleep(this.settings.latencyMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+			await sleep(this.settings.latencyMs, undefined, { signal: this.stopping.signal }).catch(
+				() => undefined,
+			);
 		} finally {
 			this.heldRequests -= 1;
 		}
 	}
 
-	logRequest(entry: Omit<RequestLogEntry, 'seq' | 'body' | 'query'> & { body: unknown; query: Record<string, string> }): void {
+	logRequest(
+		entry: Omit<RequestLogEntry, 'seq' | 'body' | 'query'> & {
+			body: unknown;
+			query: Record<string, string>;
+		},
+	): void {
 		this.logSeq += 1;
 		this.requestLog.push({
 			seq: this.logSeq,
@@ -250,8 +266,11 @@ export class World {
 			query: redactKeys(entry.query) as Record<string, string>,
 			body: redactKeys(entry.body),
 		});
-		if (this.requestLog.length > MAX_LOG_ENTRIES) this.requestLog.splice(0, this.requestLog.length - MAX_LOG_ENTRIES);
-		this.options.log(`${entry.method} ${entry.path} -> ${entry.status}${entry.error ? ` ${entry.error}` : ''}`);
+		if (this.requestLog.length > MAX_LOG_ENTRIES)
+			this.requestLog.splice(0, this.requestLog.length - MAX_LOG_ENTRIES);
+		this.options.log(
+			`${entry.method} ${entry.path} -> ${entry.status}${entry.error ? ` ${entry.error}` : ''}`,
+		);
 	}
 
 	/** Releases requests held for latency; used when the server stops. */

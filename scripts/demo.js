@@ -40,13 +40,18 @@ async function triggerDemo(sandbox, credentials) {
 				typeVersion: 1,
 				position: [0, 0],
 				webhookId: 'demo-call-outcomes',
-				parameters: { events: ['call.completed', 'call.failed'], options: { replayWindowSeconds: 3600 } },
+				parameters: {
+					events: ['call.completed', 'call.failed'],
+					options: { replayWindowSeconds: 3600 },
+				},
 				credentials: { commsUnifiedApi: { id: 'demo', name: 'Comms Unified' } },
 			},
 		],
 		connections: {},
 	};
-	console.log(`▶ ${workflow.name}  (a Comms Unified Trigger; events signed with the credential's Webhook Secret)`);
+	console.log(
+		`▶ ${workflow.name}  (a Comms Unified Trigger; events signed with the credential's Webhook Secret)`,
+	);
 	const harness = new WebhookHarness(workflow, { credentials });
 	await harness.activate();
 	const server = await harness.listen();
@@ -63,21 +68,39 @@ async function triggerDemo(sandbox, credentials) {
 				service: 'voice',
 				action: 'make_call',
 				api_key: credentials.commsUnifiedApi.apiKey,
-				data: { to: '+447700900123', message: 'Your order is ready for collection.', webhook_url: server.productionUrl },
+				data: {
+					to: '+447700900123',
+					message: 'Your order is ready for collection.',
+					webhook_url: server.productionUrl,
+				},
 			}),
 		}).then((response) => response.json());
-		console.log(`  voice call ${made.result.call_id} placed with webhook_url ${server.productionUrl}`);
+		console.log(
+			`  voice call ${made.result.call_id} placed with webhook_url ${server.productionUrl}`,
+		);
 		await sandbox.control.advanceClock(600);
 		const delivery = sandbox.control.deliveries().find((d) => d.url === server.productionUrl);
 		const runs = await harness.executions();
 		const item = runs[0]?.output(name)[0];
-		check(delivery?.responseStatus === 200 && runs.length === 1, `the sandbox's signed ${delivery?.event} → ${delivery?.responseStatus}, workflow started`);
+		check(
+			delivery?.responseStatus === 200 && runs.length === 1,
+			`the sandbox's signed ${delivery?.event} → ${delivery?.responseStatus}, workflow started`,
+		);
 		if (item) console.log(`      ${short(item.json)}`);
-		const post = (body) => fetch(server.productionUrl, { method: 'POST', headers: delivery.headers, body }).then(async (r) => ({ status: r.status, body: await r.text() }));
+		const post = (body) =>
+			fetch(server.productionUrl, { method: 'POST', headers: delivery.headers, body }).then(
+				async (r) => ({ status: r.status, body: await r.text() }),
+			);
 		const repeat = await post(delivery.body);
-		check(repeat.status === 200 && (await harness.executions()).length === 1, `the same delivery again → ${repeat.status}, acknowledged, nothing started`);
+		check(
+			repeat.status === 200 && (await harness.executions()).length === 1,
+			`the same delivery again → ${repeat.status}, acknowledged, nothing started`,
+		);
 		const forged = await post(delivery.body.replace(/"duration":\d+/, '"duration":1'));
-		check(forged.status === 401 && (await harness.executions()).length === 1, `a forged copy (duration changed, signature kept) → ${forged.status} ${forged.body}, nothing started`);
+		check(
+			forged.status === 401 && (await harness.executions()).length === 1,
+			`a forged copy (duration changed, signature kept) → ${forged.status} ${forged.body}, nothing started`,
+		);
 	} finally {
 		await server.close();
 	}
@@ -94,7 +117,9 @@ async function triggerDemo(sandbox, credentials) {
  */
 async function smsTriggerDemo(sandbox, credentials) {
 	const { PollHarness } = require(path.join(build, 'harness'));
-	const workflow = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'account-sms-trigger.json'), 'utf8'));
+	const workflow = JSON.parse(
+		fs.readFileSync(path.join(root, 'examples', 'account-sms-trigger.json'), 'utf8'),
+	);
 	const [trigger] = workflow.nodes;
 	console.log(`▶ ${workflow.name}, published  (a Comms Account SMS Trigger polling the sandbox)`);
 	const harness = new PollHarness(workflow, { credentials });
@@ -103,22 +128,38 @@ async function smsTriggerDemo(sandbox, credentials) {
 		console.log(`  ${ok ? '✓' : '✗'} ${text}`);
 		if (!ok) problems++;
 	};
-	const reads = () => sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/v1/sms').length;
+	const reads = () =>
+		sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/v1/sms').length;
 	let before = reads();
 	const activation = await harness.activate();
-	check(!activation.error && activation.items === null, `published: the first poll starts from now, so the SMS already in the inbox start nothing (${reads() - before} request)`);
-	const [sms] = sandbox.control.injectInboundSms({ from: '+447700900123', body: 'Hi, are you open on Saturday?' });
+	check(
+		!activation.error && activation.items === null,
+		`published: the first poll starts from now, so the SMS already in the inbox start nothing (${reads() - before} request)`,
+	);
+	const [sms] = sandbox.control.injectInboundSms({
+		from: '+447700900123',
+		body: 'Hi, are you open on Saturday?',
+	});
 	console.log(`  an SMS arrives from ${sms.fromNumber}: "${sms.body}"`);
 	before = reads();
 	const poll = await harness.poll();
 	const [run] = await harness.executions();
 	const reply = run?.output('Reply')[0];
-	check(poll.items?.length === 1 && poll.items[0].json.id === sms.id, `the next poll (${reads() - before} request) starts the workflow with it: ${trigger.name} → 1 item`);
+	check(
+		poll.items?.length === 1 && poll.items[0].json.id === sms.id,
+		`the next poll (${reads() - before} request) starts the workflow with it: ${trigger.name} → 1 item`,
+	);
 	if (poll.items) console.log(`      ${short(poll.items[0].json)}`);
-	check(!run?.error && reply?.json.to === sms.fromNumber, `Reply → SMS ${reply?.json.messageId} sent to ${reply?.json.to}`);
+	check(
+		!run?.error && reply?.json.to === sms.fromNumber,
+		`Reply → SMS ${reply?.json.messageId} sent to ${reply?.json.to}`,
+	);
 	before = reads();
 	const again = await harness.poll();
-	check(!again.error && again.items === null && (await harness.executions()).length === 1, `the poll after that (${reads() - before} request) starts nothing: each SMS starts the workflow once`);
+	check(
+		!again.error && again.items === null && (await harness.executions()).length === 1,
+		`the poll after that (${reads() - before} request) starts nothing: each SMS starts the workflow once`,
+	);
 	console.log('');
 	return problems;
 }
@@ -126,15 +167,29 @@ async function smsTriggerDemo(sandbox, credentials) {
 async function main() {
 	const sandbox = await startSandbox({ port: 0 });
 	const credentials = {
-		commsAccountApi: { apiKey: sandbox.credentials.account.unrestricted, baseUrl: sandbox.accountBaseUrl },
-		commsUnifiedApi: { apiKey: sandbox.credentials.unified.test, endpointUrl: sandbox.unifiedUrl, webhookSecret: sandbox.credentials.webhookSecret },
+		commsAccountApi: {
+			apiKey: sandbox.credentials.account.unrestricted,
+			baseUrl: sandbox.accountBaseUrl,
+		},
+		commsUnifiedApi: {
+			apiKey: sandbox.credentials.unified.test,
+			endpointUrl: sandbox.unifiedUrl,
+			webhookSecret: sandbox.credentials.webhookSecret,
+		},
 	};
-	console.log(`Sandbox running at ${sandbox.url} (Account API and Unified API, no account needed)\n`);
-	const examples = fs.readdirSync(path.join(__dirname, '..', 'examples')).filter((f) => f.endsWith('.json')).sort();
+	console.log(
+		`Sandbox running at ${sandbox.url} (Account API and Unified API, no account needed)\n`,
+	);
+	const examples = fs
+		.readdirSync(path.join(__dirname, '..', 'examples'))
+		.filter((f) => f.endsWith('.json'))
+		.sort();
 	let failed = 0;
 	try {
 		for (const file of examples) {
-			const workflow = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'examples', file), 'utf8'));
+			const workflow = JSON.parse(
+				fs.readFileSync(path.join(__dirname, '..', 'examples', file), 'utf8'),
+			);
 			console.log(`▶ ${workflow.name}  (examples/${file})`);
 			const started = Date.now();
 			const result = await runWorkflow(workflow, { credentials });
@@ -160,8 +215,11 @@ async function main() {
 		if ((await triggerDemo(sandbox, credentials)) > 0) failed++;
 		if ((await smsTriggerDemo(sandbox, credentials)) > 0) failed++;
 		const received = sandbox.requests();
-		console.log(`The sandbox received ${received.length} API requests; the first few, keys masked as it logs them:`);
-		for (const entry of received.slice(0, 4)) console.log(`  ${entry.method} ${entry.path} → ${entry.status}  key ${entry.keyMask}`);
+		console.log(
+			`The sandbox received ${received.length} API requests; the first few, keys masked as it logs them:`,
+		);
+		for (const entry of received.slice(0, 4))
+			console.log(`  ${entry.method} ${entry.path} → ${entry.status}  key ${entry.keyMask}`);
 	} finally {
 		await sandbox.stop();
 	}

@@ -10,7 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { analyzePackage, SOURCE_FILE_PATTERNS } from '@n8n/scan-community-package/scanner/scanner.mjs';
+import {
+	analyzePackage,
+	SOURCE_FILE_PATTERNS,
+} from '@n8n/scan-community-package/scanner/scanner.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sourceOnly = process.argv.includes('--source-only');
@@ -28,7 +31,11 @@ function report(label, result) {
 /** Packs the package as npm publishes it and unpacks the tarball into a temp folder. */
 function packed() {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'comms-scan-'));
-	const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	const out = execFileSync(
+		'npm',
+		['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
+		{ cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+	);
 	const [{ filename }] = JSON.parse(out);
 	const unpacked = path.join(dir, 'package');
 	execFileSync('tar', ['-xzf', path.join(dir, path.basename(filename)), '-C', dir]);
@@ -39,7 +46,8 @@ let ok = report('source', await analyzePackage(root, SOURCE_FILE_PATTERNS));
 if (!sourceOnly) {
 	const { dir, unpacked } = packed();
 	try {
-		ok = report('packed tarball', await analyzePackage(unpacked, ['**/*.js', 'package.json'])) && ok;
+		ok =
+			report('packed tarball', await analyzePackage(unpacked, ['**/*.js', 'package.json'])) && ok;
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });
 	}

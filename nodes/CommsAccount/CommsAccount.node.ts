@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { findOperation, type OperationTable, runItems } from '../shared/items';
@@ -28,7 +33,8 @@ export class CommsAccount implements INodeType {
 		group: ['output'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Send SMS, place manual and AI phone calls, and read call and SMS history with the Comms Account API',
+		description:
+			'Send SMS, place manual and AI phone calls, and read call and SMS history with the Comms Account API',
 		defaults: { name: 'Comms Account' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -59,7 +65,11 @@ export class CommsAccount implements INodeType {
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const handler = findOperation(operations, resource, operation);
-		if (!handler) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		if (!handler)
+			throw new NodeOperationError(
+				this.getNode(),
+				`The operation "${operation}" of "${resource}" is not supported`,
+			);
 		return [await runItems(this, handler)];
 	}
 }

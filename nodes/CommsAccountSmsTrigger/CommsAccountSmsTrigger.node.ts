@@ -1,11 +1,26 @@
-import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { defaultCountryOption, phoneDocIdLocator } from '../shared/descriptions';
 import { getNumbers } from '../shared/numbers';
 import { itemlessSource, locatorValue, options, phoneNumber, shown } from '../shared/params';
 import { ACCOUNT_CREDENTIAL, getConnection } from '../shared/transport';
-import { baseline, DEFAULT_LOOK_BACK_MINUTES, DEFAULT_SETTINGS, pageOrder, parseState, runPoll, type PollOutcome } from './cursor';
+import {
+	baseline,
+	DEFAULT_LOOK_BACK_MINUTES,
+	DEFAULT_SETTINGS,
+	pageOrder,
+	parseState,
+	runPoll,
+	type PollOutcome,
+} from './cursor';
 import { failureOf } from './failure';
 import { fetchReceived, type InboxFilter, latestReceived } from './inbox';
 
@@ -19,9 +34,18 @@ const BUDGET_SHARE = 0.75;
 /** A whole number of minutes of at least 0 from the options; `label` names it in the error. */
 function minutes(ctx: IPollFunctions, name: string, label: string, fallback: number): number {
 	const value = options(itemlessSource(ctx), 0)[name] ?? fallback;
-	const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+	const number =
+		typeof value === 'number'
+			? value
+			: typeof value === 'string' && value.trim() !== ''
+				? Number(value)
+				: NaN;
 	if (!Number.isFinite(number) || number < 0) {
-		throw new NodeOperationError(ctx.getNode(), `${label} "${shown(value)}" must be a number of minutes, 0 or more`, { failure: { cause: 'configuration-invalid' } });
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`${label} "${shown(value)}" must be a number of minutes, 0 or more`,
+			{ failure: { cause: 'configuration-invalid' } },
+		);
 	}
 	return number;
 }
@@ -35,7 +59,9 @@ function readFilter(ctx: IPollFunctions): InboxFilter {
 		try {
 			peer = phoneNumber(source, 0, raw, 'Peer');
 		} catch (error) {
-			throw new NodeOperationError(ctx.getNode(), error as Error, { failure: { cause: 'configuration-invalid' } });
+			throw new NodeOperationError(ctx.getNode(), error as Error, {
+				failure: { cause: 'configuration-invalid' },
+			});
 		}
 	}
 	return { phoneDocId, peer };
@@ -44,8 +70,17 @@ function readFilter(ctx: IPollFunctions): InboxFilter {
 /** The error to throw: n8n's own error types, with the cause declared for n8n's poll backoff. */
 function declared(ctx: IPollFunctions, error: unknown): NodeApiError | NodeOperationError {
 	const failure = (error as { failure?: unknown })?.failure ? undefined : failureOf(error);
-	if (error instanceof NodeApiError) return new NodeApiError(ctx.getNode(), error as unknown as JsonObject, failure ? { failure } : {});
-	return new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error), failure ? { failure } : {});
+	if (error instanceof NodeApiError)
+		return new NodeApiError(
+			ctx.getNode(),
+			error as unknown as JsonObject,
+			failure ? { failure } : {},
+		);
+	return new NodeOperationError(
+		ctx.getNode(),
+		error instanceof Error ? error : String(error),
+		failure ? { failure } : {},
+	);
 }
 
 function report(ctx: IPollFunctions, outcome: PollOutcome): void {
@@ -56,7 +91,9 @@ function report(ctx: IPollFunctions, outcome: PollOutcome): void {
 				: `Comms Account SMS Trigger: more than one page (200) of SMS share one sent time, or the API ignored the since filter (${outcome.shortfall}); messages beyond the page could not be read.`,
 		);
 	} else if (outcome.shortfall === 'stopped') {
-		ctx.logger.info(`Comms Account SMS Trigger: poll budget reached after ${outcome.pages} pages; the rest is read on the next poll.`);
+		ctx.logger.info(
+			`Comms Account SMS Trigger: poll budget reached after ${outcome.pages} pages; the rest is read on the next poll.`,
+		);
 	}
 }
 
@@ -78,7 +115,8 @@ export class CommsAccountSmsTrigger implements INodeType {
 			{
 				...phoneDocIdLocator,
 				required: false,
-				description: 'Only SMS received on this number. Leave empty to start on SMS to any number of the account.',
+				description:
+					'Only SMS received on this number. Leave empty to start on SMS to any number of the account.',
 			},
 			{
 				displayName: 'Peer',
@@ -86,7 +124,8 @@ export class CommsAccountSmsTrigger implements INodeType {
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. +44 7700 900123',
-				description: 'Only SMS from this phone number. International form, or national form with the Default Country option. Leave empty for any sender.',
+				description:
+					'Only SMS from this phone number. International form, or national form with the Default Country option. Leave empty for any sender.',
 			},
 			{
 				displayName: 'Options',
@@ -125,38 +164,57 @@ export class CommsAccountSmsTrigger implements INodeType {
 		try {
 			await getConnection(this, ACCOUNT_CREDENTIAL).catch((error: unknown) => {
 				// The credential's own rules (key prefix, HTTPS): someone has to fix the credential.
-				throw new NodeOperationError(this.getNode(), error as Error, { failure: { cause: 'credential-invalid' } });
+				throw new NodeOperationError(this.getNode(), error as Error, {
+					failure: { cause: 'credential-invalid' },
+				});
 			});
 			const filter = readFilter(this);
 
 			// "Fetch Test Event": the latest received message; the cursor is neither read nor moved.
-			if (this.getMode() === 'manual') return [this.helpers.returnJsonArray([await latestReceived(this, filter, Date.now())])];
+			if (this.getMode() === 'manual')
+				return [this.helpers.returnJsonArray([await latestReceived(this, filter, Date.now())])];
 
 			const includeLastMinutes = minutes(this, 'includeLastMinutes', 'Include Last Minutes', 0);
-			const lookBackMinutes = minutes(this, 'lookBackMinutes', 'Late Arrival Window (Minutes)', DEFAULT_LOOK_BACK_MINUTES);
+			const lookBackMinutes = minutes(
+				this,
+				'lookBackMinutes',
+				'Late Arrival Window (Minutes)',
+				DEFAULT_LOOK_BACK_MINUTES,
+			);
 			const staticData = this.getWorkflowStaticData('node');
 			const stored = parseState(staticData[STATE_KEY]);
-			if (staticData[STATE_KEY] !== undefined && !stored) this.logger.warn('Comms Account SMS Trigger: the stored cursor could not be read; starting again from now');
+			if (staticData[STATE_KEY] !== undefined && !stored)
+				this.logger.warn(
+					'Comms Account SMS Trigger: the stored cursor could not be read; starting again from now',
+				);
 			// First activation: from now (or the last Include Last Minutes), never the whole history.
 			const state = stored ?? baseline(Date.now() - includeLastMinutes * 60_000);
 
 			const started = Date.now();
-			const budgetMs = (this as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>).getPollBudgetMs?.() ?? DEFAULT_BUDGET_MS;
-			const outcome = await runPoll(state, async (request) => await fetchReceived(this, filter, request), {
-				settings: { ...DEFAULT_SETTINGS, lookBackMs: lookBackMinutes * 60_000 },
-				now: () => Date.now(),
-				keepReading: () => Date.now() - started < budgetMs * BUDGET_SHARE,
-				// Once: a page of the latest messages, to see which way the server sorts.
-				probeOrder: async () => {
-					const order = pageOrder((await fetchReceived(this, filter, {})).messages);
-					return order === 'unordered' ? undefined : order;
+			const budgetMs =
+				(this as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>).getPollBudgetMs?.() ??
+				DEFAULT_BUDGET_MS;
+			const outcome = await runPoll(
+				state,
+				async (request) => await fetchReceived(this, filter, request),
+				{
+					settings: { ...DEFAULT_SETTINGS, lookBackMs: lookBackMinutes * 60_000 },
+					now: () => Date.now(),
+					keepReading: () => Date.now() - started < budgetMs * BUDGET_SHARE,
+					// Once: a page of the latest messages, to see which way the server sorts.
+					probeOrder: async () => {
+						const order = pageOrder((await fetchReceived(this, filter, {})).messages);
+						return order === 'unordered' ? undefined : order;
+					},
 				},
-			});
+			);
 
 			// Every page of this poll has been read: only now does the cursor move.
 			staticData[STATE_KEY] = outcome.state as unknown as IDataObject;
 			report(this, outcome);
-			return outcome.emit.length ? [this.helpers.returnJsonArray(outcome.emit as IDataObject[])] : null;
+			return outcome.emit.length
+				? [this.helpers.returnJsonArray(outcome.emit as IDataObject[])]
+				: null;
 		} catch (error) {
 			// Thrown in both modes: a test run shows it; an active workflow's poller reads the
 			// declared cause to back off (a 429 for its wait, a dead key or suspended account for

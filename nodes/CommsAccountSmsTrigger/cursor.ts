@@ -71,16 +71,22 @@ export function baseline(startMs: number): CursorState {
 	return { v: 1, cursor: startMs, floor: startMs, seen: [] };
 }
 
-const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const finite = (value: unknown): value is number =>
+	typeof value === 'number' && Number.isFinite(value);
 
 /** A stored state, checked; undefined when there is none or it is not one of ours. */
 export function parseState(value: unknown): CursorState | undefined {
 	if (!value || typeof value !== 'object') return undefined;
 	const state = value as Partial<CursorState>;
-	if (state.v !== 1 || !finite(state.cursor) || !finite(state.floor) || !Array.isArray(state.seen)) return undefined;
-	const seen = state.seen.filter((entry): entry is [string, number] => Array.isArray(entry) && typeof entry[0] === 'string' && finite(entry[1]));
+	if (state.v !== 1 || !finite(state.cursor) || !finite(state.floor) || !Array.isArray(state.seen))
+		return undefined;
+	const seen = state.seen.filter(
+		(entry): entry is [string, number] =>
+			Array.isArray(entry) && typeof entry[0] === 'string' && finite(entry[1]),
+	);
 	if (seen.length !== state.seen.length) return undefined;
-	const order = state.order === 'oldestFirst' || state.order === 'newestFirst' ? state.order : undefined;
+	const order =
+		state.order === 'oldestFirst' || state.order === 'newestFirst' ? state.order : undefined;
 	return { v: 1, cursor: state.cursor, floor: state.floor, seen, ...(order ? { order } : {}) };
 }
 
@@ -260,7 +266,8 @@ export function endPoll(poll: Poll, nowMs: number): PollOutcome {
 	const { start, settings } = poll;
 	const emit = [...poll.found]
 		.sort((a, b) => {
-			const byTime = (Number.isNaN(a.at) ? Infinity : a.at) - (Number.isNaN(b.at) ? Infinity : b.at);
+			const byTime =
+				(Number.isNaN(a.at) ? Infinity : a.at) - (Number.isNaN(b.at) ? Infinity : b.at);
 			if (byTime !== 0 && !Number.isNaN(byTime)) return byTime;
 			if (a.page !== b.page) return a.page - b.page;
 			const direction = rankOrder(poll, a.page) === 'newestFirst' ? -1 : 1;
@@ -269,10 +276,17 @@ export function endPoll(poll: Poll, nowMs: number): PollOutcome {
 		.map((found) => found.record);
 
 	let cursor = start.cursor;
-	for (const found of poll.found) if (!Number.isNaN(found.at)) cursor = Math.max(cursor, Math.min(found.at, nowMs));
+	for (const found of poll.found)
+		if (!Number.isNaN(found.at)) cursor = Math.max(cursor, Math.min(found.at, nowMs));
 
 	// Remember every id a later poll may return again: those at or after its `since`.
-	const entries: Array<[string, number]> = [...start.seen, ...poll.found.map((found): [string, number] => [found.key, Number.isNaN(found.at) ? cursor : found.at])];
+	const entries: Array<[string, number]> = [
+		...start.seen,
+		...poll.found.map((found): [string, number] => [
+			found.key,
+			Number.isNaN(found.at) ? cursor : found.at,
+		]),
+	];
 	let kept = entries.filter(([, at]) => at >= cursor - settings.lookBackMs);
 	let floor = start.floor;
 	if (kept.length > settings.maxSeen) {
@@ -323,7 +337,11 @@ export function tiesNeedOrder(poll: Poll): boolean {
  * `keepReading` says stop), then returns what to emit and the state to store. If a page
  * fails, the error propagates and nothing of this poll counts: the stored state is untouched.
  */
-export async function runPoll(state: CursorState, fetchPage: (request: PageRequest) => Promise<SmsPage>, options: RunPollOptions): Promise<PollOutcome> {
+export async function runPoll(
+	state: CursorState,
+	fetchPage: (request: PageRequest) => Promise<SmsPage>,
+	options: RunPollOptions,
+): Promise<PollOutcome> {
 	const poll = beginPoll(state, options.settings ?? DEFAULT_SETTINGS);
 	let pages = 0;
 	while (poll.request) {

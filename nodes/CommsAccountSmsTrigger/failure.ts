@@ -25,7 +25,8 @@ function record(value: unknown): Record<string, unknown> | undefined {
 export function declaredWaitMs(error: unknown): number | undefined {
 	const fields = record(error);
 	const context = record(fields?.context);
-	if (typeof context?.retryAfterMs === 'number' && context.retryAfterMs > 0) return context.retryAfterMs;
+	if (typeof context?.retryAfterMs === 'number' && context.retryAfterMs > 0)
+		return context.retryAfterMs;
 	// The sandbox (and perhaps the real API: its 429 body is "not shown") says it in the body.
 	const body = record(fields?.errorResponse);
 	const seconds = body?.retryAfterSeconds;
@@ -49,10 +50,12 @@ export function failureOf(error: unknown): Failure | undefined {
 	if (status === 401) return { cause: 'credential-invalid' };
 	// 402: the account is suspended; someone has to top it up. 400/403/404: the trigger asks
 	// for a number that does not exist or that the key may not read, or for a malformed peer.
-	if (status === 400 || status === 402 || status === 403 || status === 404) return { cause: 'configuration-invalid' };
+	if (status === 400 || status === 402 || status === 403 || status === 404)
+		return { cause: 'configuration-invalid' };
 	if (UNAVAILABLE.has(status)) return { cause: 'temporarily-unavailable' };
 	// No status: a connection that failed (the transport names its code, ECONNREFUSED, ...).
 	const apiCode = record(fields.context)?.apiCode;
-	if (!fields.httpCode && typeof apiCode === 'string' && /^E[A-Z_]+$|^UND_ERR_/.test(apiCode)) return { cause: 'temporarily-unavailable' };
+	if (!fields.httpCode && typeof apiCode === 'string' && /^E[A-Z_]+$|^UND_ERR_/.test(apiCode))
+		return { cause: 'temporarily-unavailable' };
 	return undefined;
 }

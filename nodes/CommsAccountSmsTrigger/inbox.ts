@@ -17,13 +17,26 @@ export interface InboxFilter {
 }
 
 /** One page of received messages. */
-export async function fetchReceived(ctx: IPollFunctions, filter: InboxFilter, request: Partial<PageRequest>): Promise<SmsPage> {
+export async function fetchReceived(
+	ctx: IPollFunctions,
+	filter: InboxFilter,
+	request: Partial<PageRequest>,
+): Promise<SmsPage> {
 	const body = await accountApiRequest(ctx, {
 		method: 'GET',
 		path: '/v1/sms',
-		qs: { direction: 'received', phoneDocId: filter.phoneDocId, peer: filter.peer, since: request.since, limit: request.limit ?? MAX_PAGE_SIZE },
+		qs: {
+			direction: 'received',
+			phoneDocId: filter.phoneDocId,
+			peer: filter.peer,
+			since: request.since,
+			limit: request.limit ?? MAX_PAGE_SIZE,
+		},
 	});
-	return { messages: Array.isArray(body.messages) ? (body.messages as SmsRecord[]) : [], nextSince: body.nextSince };
+	return {
+		messages: Array.isArray(body.messages) ? (body.messages as SmsRecord[]) : [],
+		nextSince: body.nextSince,
+	};
 }
 
 const HOUR = 60 * 60_000;
@@ -42,7 +55,8 @@ export function latestOf(messages: SmsRecord[]): SmsRecord | undefined {
 	const oldestFirst = pageOrder(messages) === 'oldestFirst';
 	let best: SmsRecord | undefined;
 	for (const record of messages) {
-		if (!best || timeOf(record) > timeOf(best) || (oldestFirst && timeOf(record) === timeOf(best))) best = record;
+		if (!best || timeOf(record) > timeOf(best) || (oldestFirst && timeOf(record) === timeOf(best)))
+			best = record;
 	}
 	return best;
 }
@@ -52,7 +66,11 @@ export function latestOf(messages: SmsRecord[]): SmsRecord | undefined {
  * everywhere; within a window, results oldest first are paged forward to their end. Never
  * touches the cursor.
  */
-export async function latestReceived(ctx: IPollFunctions, filter: InboxFilter, nowMs: number): Promise<IDataObject> {
+export async function latestReceived(
+	ctx: IPollFunctions,
+	filter: InboxFilter,
+	nowMs: number,
+): Promise<IDataObject> {
 	for (const windowMs of WINDOWS_MS) {
 		let since = windowMs === undefined ? undefined : new Date(nowMs - windowMs).toISOString();
 		let best: SmsRecord | undefined;
@@ -67,8 +85,18 @@ export async function latestReceived(ctx: IPollFunctions, filter: InboxFilter, n
 		}
 		if (best) return best as IDataObject;
 	}
-	const where = [filter.phoneDocId && `on ${filter.phoneDocId}`, filter.peer && `from ${filter.peer}`].filter(Boolean).join(' ');
-	throw new NodeOperationError(ctx.getNode(), `No SMS has been received${where ? ` ${where}` : ''} yet, so there is no test event to show`, {
-		description: 'Send an SMS to one of your numbers (with the sandbox: POST /_sandbox/sms/inbound), then fetch the test event again. When the workflow is active, every new SMS starts it.',
-	});
+	const where = [
+		filter.phoneDocId && `on ${filter.phoneDocId}`,
+		filter.peer && `from ${filter.peer}`,
+	]
+		.filter(Boolean)
+		.join(' ');
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`No SMS has been received${where ? ` ${where}` : ''} yet, so there is no test event to show`,
+		{
+			description:
+				'Send an SMS to one of your numbers (with the sandbox: POST /_sandbox/sms/inbound), then fetch the test event again. When the workflow is active, every new SMS starts it.',
+		},
+	);
 }

@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { findOperation, type OperationTable, runItems } from '../shared/items';
@@ -31,7 +36,8 @@ export class CommsUnified implements INodeType {
 		group: ['output'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Make AI voice calls, send SMS and email, and chat with an AI model through the Comms Unified API, with prepaid credits',
+		description:
+			'Make AI voice calls, send SMS and email, and chat with an AI model through the Comms Unified API, with prepaid credits',
 		defaults: { name: 'Comms Unified' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -62,7 +68,11 @@ export class CommsUnified implements INodeType {
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const handler = findOperation(operations, resource, operation);
-		if (!handler) throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		if (!handler)
+			throw new NodeOperationError(
+				this.getNode(),
+				`The operation "${operation}" of "${resource}" is not supported`,
+			);
 		return [await runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL })];
 	}
 }

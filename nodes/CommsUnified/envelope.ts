@@ -47,10 +47,26 @@ export interface MoneySettings {
 export function moneySettings(ctx: IExecuteFunctions, i: number): MoneySettings {
 	const chosen = options(ctx, i);
 	const includeBilling = chosen.includeBilling !== false;
-	if (chosen.spendingCapPence === undefined || chosen.spendingCapPence === null || chosen.spendingCapPence === '') return { includeBilling };
-	const cap = typeof chosen.spendingCapPence === 'number' ? chosen.spendingCapPence : Number(String(chosen.spendingCapPence).trim());
-	if (!Number.isFinite(cap) || cap < 0 || (typeof chosen.spendingCapPence === 'string' && !String(chosen.spendingCapPence).trim())) {
-		throw new NodeOperationError(ctx.getNode(), `Spending Cap (Pence) "${shown(chosen.spendingCapPence)}" must be a number of pence, 0 or more`, { itemIndex: i });
+	if (
+		chosen.spendingCapPence === undefined ||
+		chosen.spendingCapPence === null ||
+		chosen.spendingCapPence === ''
+	)
+		return { includeBilling };
+	const cap =
+		typeof chosen.spendingCapPence === 'number'
+			? chosen.spendingCapPence
+			: Number(String(chosen.spendingCapPence).trim());
+	if (
+		!Number.isFinite(cap) ||
+		cap < 0 ||
+		(typeof chosen.spendingCapPence === 'string' && !String(chosen.spendingCapPence).trim())
+	) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Spending Cap (Pence) "${shown(chosen.spendingCapPence)}" must be a number of pence, 0 or more`,
+			{ itemIndex: i },
+		);
 	}
 	return { includeBilling, capUnits: toUnits(cap) };
 }
@@ -85,7 +101,10 @@ function keyMode(ctx: IExecuteFunctions): Promise<UnifiedKeyMode> {
 	if (!mode) {
 		// Anything but a test key counts as live; the transport says what is wrong with a bad one.
 		mode = ctx.getCredentials(UNIFIED_CREDENTIAL).then(
-			(credentials): UnifiedKeyMode => (typeof credentials.apiKey === 'string' && credentials.apiKey.trim().startsWith('key_test_') ? 'test' : 'live'),
+			(credentials): UnifiedKeyMode =>
+				typeof credentials.apiKey === 'string' && credentials.apiKey.trim().startsWith('key_test_')
+					? 'test'
+					: 'live',
 			(): UnifiedKeyMode => 'live',
 		);
 		modes.set(ctx, mode);
@@ -98,14 +117,23 @@ function keyMode(ctx: IExecuteFunctions): Promise<UnifiedKeyMode> {
  * other failure (an internal error, a broken connection, a code this list does not know) may
  * have been charged, and keeps its estimate.
  */
-const REFUSED_CODES = new Set(['MISSING_API_KEY', 'INVALID_API_KEY', 'INSUFFICIENT_CREDITS', 'SERVICE_UNAVAILABLE', 'RATE_LIMITED', 'INVALID_PARAMETERS', 'METHOD_NOT_ALLOWED']);
+const REFUSED_CODES = new Set([
+	'MISSING_API_KEY',
+	'INVALID_API_KEY',
+	'INSUFFICIENT_CREDITS',
+	'SERVICE_UNAVAILABLE',
+	'RATE_LIMITED',
+	'INVALID_PARAMETERS',
+	'METHOD_NOT_ALLOWED',
+]);
 
 function settlementOfFailure(error: unknown): Settlement {
 	const { httpCode, context } = (error ?? {}) as { httpCode?: unknown; context?: IDataObject };
 	const code = context?.apiCode;
 	if (typeof code === 'string' && REFUSED_CODES.has(code)) return { kind: 'notCharged' };
 	// The API's own answer with a 4xx status: a refusal.
-	if (typeof httpCode === 'string' && /^4\d\d$/.test(httpCode) && typeof code === 'string') return { kind: 'notCharged' };
+	if (typeof httpCode === 'string' && /^4\d\d$/.test(httpCode) && typeof code === 'string')
+		return { kind: 'notCharged' };
 	return { kind: 'unknown' };
 }
 
@@ -118,8 +146,16 @@ export function billingOutput(billing: IDataObject | undefined, mode: UnifiedKey
 	const block = billing ?? {};
 	const live = typeof block.isLive === 'boolean' ? block.isLive : mode === 'live';
 	const cost = numberOf(block.cost);
-	const costFormatted = typeof block.costFormatted === 'string' ? block.costFormatted : cost === undefined ? undefined : formatPence(toUnits(cost));
-	const left = typeof block.creditsRemainingFormatted === 'string' ? block.creditsRemainingFormatted : undefined;
+	const costFormatted =
+		typeof block.costFormatted === 'string'
+			? block.costFormatted
+			: cost === undefined
+				? undefined
+				: formatPence(toUnits(cost));
+	const left =
+		typeof block.creditsRemainingFormatted === 'string'
+			? block.creditsRemainingFormatted
+			: undefined;
 	const output: IDataObject = {
 		mode: live ? 'live' : 'test',
 		cost,
@@ -128,7 +164,7 @@ export function billingOutput(billing: IDataObject | undefined, mode: UnifiedKey
 		creditsRemainingFormatted: left,
 		note: live
 			? `Live key: charged ${costFormatted ?? 'an amount the API did not report'}${left ? `; ${left} of credits left` : ''}.`
-			: 'Test key: nothing was charged. The request ran in the provider\'s sandbox.',
+			: "Test key: nothing was charged. The request ran in the provider's sandbox.",
 	};
 	return Object.fromEntries(Object.entries(output).filter(([, value]) => value !== undefined));
 }
@@ -137,7 +173,13 @@ export function billingOutput(billing: IDataObject | undefined, mode: UnifiedKey
  * Sends one envelope under the Spending Cap: refused before sending if it would take the
  * execution's spend above the cap, then counted at the cost the API reports.
  */
-export async function sendEnvelope(ctx: IExecuteFunctions, itemIndex: number, service: UnifiedService, action: string, envelope: Envelope): Promise<IDataObject> {
+export async function sendEnvelope(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	service: UnifiedService,
+	action: string,
+	envelope: Envelope,
+): Promise<IDataObject> {
 	const mode = await keyMode(ctx);
 	// A test key is never charged, so its items cost nothing against the cap.
 	const priceUnits = mode === 'test' ? 0 : envelope.price.units;
@@ -164,7 +206,9 @@ export async function sendEnvelope(ctx: IExecuteFunctions, itemIndex: number, se
 	}
 	const response: UnifiedSuccess = outcome.body;
 	const reported = numberOf(response.billing?.cost);
-	decision.reservation.settle(reported === undefined ? { kind: 'unknown' } : { kind: 'charged', units: toUnits(reported) });
+	decision.reservation.settle(
+		reported === undefined ? { kind: 'unknown' } : { kind: 'charged', units: toUnits(reported) },
+	);
 
 	const item: IDataObject = { ...response.result };
 	if (envelope.money.includeBilling) item.billing = billingOutput(response.billing, mode);

@@ -6,7 +6,12 @@
 import type { UnifiedService } from '../shared/pacing';
 
 /** The spec's price table, in pence (1 credit = 1p). */
-export const PRICES = { voicePerMinute: 7, smsPerMessage: 3, emailPerEmail: 0.15, aiPerRequest: 15 } as const;
+export const PRICES = {
+	voicePerMinute: 7,
+	smsPerMessage: 3,
+	emailPerEmail: 0.15,
+	aiPerRequest: 15,
+} as const;
 
 /** "160 characters make one SMS". */
 export const SMS_CHARACTERS = 160;
@@ -59,11 +64,17 @@ export function priceOf(service: UnifiedService, data: Record<string, unknown>):
 		case 'sms': {
 			const count = smsCount(typeof data.message === 'string' ? data.message : '');
 			const units = toUnits(PRICES.smsPerMessage * count);
-			return { units, basis: `${formatPence(units)}: ${count === 1 ? 'one SMS' : `${count} SMS (one per started ${SMS_CHARACTERS} characters)`} at ${PRICES.smsPerMessage}p` };
+			return {
+				units,
+				basis: `${formatPence(units)}: ${count === 1 ? 'one SMS' : `${count} SMS (one per started ${SMS_CHARACTERS} characters)`} at ${PRICES.smsPerMessage}p`,
+			};
 		}
 		case 'email':
 			return { units: toUnits(PRICES.emailPerEmail), basis: `${PRICES.emailPerEmail}p an email` };
 		case 'ai':
-			return { units: toUnits(PRICES.aiPerRequest), basis: `${PRICES.aiPerRequest}p a chat request` };
+			return {
+				units: toUnits(PRICES.aiPerRequest),
+				basis: `${PRICES.aiPerRequest}p a chat request`,
+			};
 	}
 }

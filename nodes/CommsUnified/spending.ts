@@ -43,11 +43,16 @@ export class SpendingLedger {
 	/** Decides whether an item costing `priceUnits` may go under `capUnits` (none: no cap). */
 	async reserve(priceUnits: number, capUnits: number | undefined): Promise<Decision> {
 		for (;;) {
-			if (capUnits === undefined || priceUnits === 0 || this.spent + this.reserved + priceUnits <= capUnits) {
+			if (
+				capUnits === undefined ||
+				priceUnits === 0 ||
+				this.spent + this.reserved + priceUnits <= capUnits
+			) {
 				this.reserved += priceUnits;
 				return { kind: 'go', reservation: this.reservation(priceUnits) };
 			}
-			if (this.spent + priceUnits > capUnits) return { kind: 'refused', priceUnits, spentUnits: this.spent, capUnits };
+			if (this.spent + priceUnits > capUnits)
+				return { kind: 'refused', priceUnits, spentUnits: this.spent, capUnits };
 			// It fits only if some request in flight turns out cheaper than counted: wait for one.
 			await new Promise<void>((resolve) => this.waiters.push(resolve));
 		}

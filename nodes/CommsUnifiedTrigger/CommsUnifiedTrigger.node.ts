@@ -34,30 +34,57 @@ type SettingsResult = { settings: TriggerSettings } | { problem: string; descrip
 function readSettings(ctx: IHookFunctions | IWebhookFunctions): SettingsResult {
 	const events = ctx.getNodeParameter('events', []) as unknown;
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
-	const selected = Array.isArray(events) ? events.filter((event): event is string => typeof event === 'string') : [];
-	if (selected.length === 0) return { problem: 'Select at least one event in Events', description: 'The trigger starts the workflow only for the events selected there.' };
-	const header = options.signatureHeader === undefined ? DEFAULT_SIGNATURE_HEADER : String(options.signatureHeader).trim();
+	const selected = Array.isArray(events)
+		? events.filter((event): event is string => typeof event === 'string')
+		: [];
+	if (selected.length === 0)
+		return {
+			problem: 'Select at least one event in Events',
+			description: 'The trigger starts the workflow only for the events selected there.',
+		};
+	const header =
+		options.signatureHeader === undefined
+			? DEFAULT_SIGNATURE_HEADER
+			: String(options.signatureHeader).trim();
 	if (!HEADER_NAME.test(header)) {
-		return { problem: `Signature Header "${header}" is not an HTTP header name`, description: `Use the name of the header that carries the signature, such as ${DEFAULT_SIGNATURE_HEADER}.` };
+		return {
+			problem: `Signature Header "${header}" is not an HTTP header name`,
+			description: `Use the name of the header that carries the signature, such as ${DEFAULT_SIGNATURE_HEADER}.`,
+		};
 	}
-	const window = options.replayWindowSeconds === undefined ? 0 : Number(options.replayWindowSeconds);
+	const window =
+		options.replayWindowSeconds === undefined ? 0 : Number(options.replayWindowSeconds);
 	if (!Number.isInteger(window) || window < 0 || window > MAX_WINDOW_SECONDS) {
-		return { problem: `Replay Window (Seconds) "${String(options.replayWindowSeconds)}" must be a whole number from 0 (off) to ${MAX_WINDOW_SECONDS}` };
+		return {
+			problem: `Replay Window (Seconds) "${String(options.replayWindowSeconds)}" must be a whole number from 0 (off) to ${MAX_WINDOW_SECONDS}`,
+		};
 	}
-	return { settings: { events: selected, signatureHeader: header.toLowerCase(), replayWindowSeconds: window, includeHeaders: options.includeHeaders === true } };
+	return {
+		settings: {
+			events: selected,
+			signatureHeader: header.toLowerCase(),
+			replayWindowSeconds: window,
+			includeHeaders: options.includeHeaders === true,
+		},
+	};
 }
 
 /** What must hold before the trigger listens: a webhook secret and usable parameters. */
 async function assertReady(ctx: IHookFunctions): Promise<void> {
 	const credentials = await ctx.getCredentials<ICredentialDataDecryptedObject>('commsUnifiedApi');
 	if (usableSecret(credentials.webhookSecret) === undefined) {
-		throw new NodeOperationError(ctx.getNode(), 'The Comms Unified API credential has no Webhook Secret', {
-			description:
-				"Open the credential, paste the webhook signing secret from your provider's dashboard into Webhook Secret, and save. The trigger verifies every event's signature with it, and does not start without one, so that it never accepts unsigned events.",
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'The Comms Unified API credential has no Webhook Secret',
+			{
+				description:
+					"Open the credential, paste the webhook signing secret from your provider's dashboard into Webhook Secret, and save. The trigger verifies every event's signature with it, and does not start without one, so that it never accepts unsigned events.",
+			},
+		);
 	}
 	const read = readSettings(ctx);
-	if ('problem' in read) throw new NodeOperationError(ctx.getNode(), read.problem, { description: read.description });
+	if ('problem' in read)
+		throw new NodeOperationError(ctx.getNode(), read.problem, { description: read.description });
 }
 
 /** Answers the request here (n8n sends nothing more) and starts nothing. */
@@ -89,18 +116,21 @@ export class CommsUnifiedTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
-		description: 'Starts the workflow when a signed call, SMS or email event of the Comms Unified API arrives',
+		description:
+			'Starts the workflow when a signed call, SMS or email event of the Comms Unified API arrives',
 		defaults: { name: 'Comms Unified Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'commsUnifiedApi', required: true }],
 		eventTriggerDescription: 'Waiting for a signed event at the Test URL',
 		activationMessage: 'Signed events sent to the Production URL now start this workflow.',
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		webhooks: [
+			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+		],
 		properties: [
 			{
 				displayName:
-					'The API has no way to register this URL for you: give it yourself. Copy the Production URL from Webhook URLs above (the Test URL only works while you listen for a test event; the Production URL once the workflow is published). For a voice call, put it in Webhook URL of the Comms Unified node\'s Make a Call operation; for SMS and email events, enter it where your provider takes the events address. Every event must be signed with the credential\'s Webhook Secret.',
+					"The API has no way to register this URL for you: give it yourself. Copy the Production URL from Webhook URLs above (the Test URL only works while you listen for a test event; the Production URL once the workflow is published). For a voice call, put it in Webhook URL of the Comms Unified node's Make a Call operation; for SMS and email events, enter it where your provider takes the events address. Every event must be signed with the credential's Webhook Secret.",
 				name: 'urlNotice',
 				type: 'notice',
 				default: '',
@@ -112,7 +142,8 @@ export class CommsUnifiedTrigger implements INodeType {
 				options: EVENT_OPTIONS,
 				default: [...UNIFIED_EVENTS],
 				required: true,
-				description: 'The events that start the workflow. Others are acknowledged and start nothing.',
+				description:
+					'The events that start the workflow. Others are acknowledged and start nothing.',
 			},
 			{
 				displayName: 'Options',
@@ -135,14 +166,15 @@ export class CommsUnifiedTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: MAX_WINDOW_SECONDS },
 						default: 0,
 						description:
-							"Refuse (401) events whose timestamp is further than this from now, and acknowledge repeats of an event already taken within it without starting the workflow again. 0 turns both off.",
+							'Refuse (401) events whose timestamp is further than this from now, and acknowledge repeats of an event already taken within it without starting the workflow again. 0 turns both off.',
 					},
 					{
 						displayName: 'Signature Header',
 						name: 'signatureHeader',
 						type: 'string',
 						default: DEFAULT_SIGNATURE_HEADER,
-						description: 'The request header that carries the hex HMAC-SHA256 of the body (a "sha256=" prefix is accepted)',
+						description:
+							'The request header that carries the hex HMAC-SHA256 of the body (a "sha256=" prefix is accepted)',
 					},
 				],
 			},
@@ -177,25 +209,36 @@ export class CommsUnifiedTrigger implements INodeType {
 			return refuse(this, 401, UNAUTHORIZED);
 		}
 		const { settings } = read;
-		const credentials = await this.getCredentials<ICredentialDataDecryptedObject>('commsUnifiedApi');
+		const credentials =
+			await this.getCredentials<ICredentialDataDecryptedObject>('commsUnifiedApi');
 		const secret = usableSecret(credentials.webhookSecret);
 		if (secret === undefined) {
-			this.logger.warn(`${label(node, workflowId)} refused an event: the Comms Unified API credential has no Webhook Secret`);
+			this.logger.warn(
+				`${label(node, workflowId)} refused an event: the Comms Unified API credential has no Webhook Secret`,
+			);
 			return refuse(this, 401, UNAUTHORIZED);
 		}
 
 		// The signature, over the bytes exactly as they arrived, before anything is read from them.
 		const rawBody = (req as { rawBody?: unknown }).rawBody;
-		const verdict = checkSignature({ rawBody, header: req.headers[settings.signatureHeader], secret });
+		const verdict = checkSignature({
+			rawBody,
+			header: req.headers[settings.signatureHeader],
+			secret,
+		});
 		if (verdict !== 'valid') {
-			this.logger.warn(`${label(node, workflowId)} refused an event (401): ${SIGNATURE_PROBLEMS[verdict] ?? verdict}`);
+			this.logger.warn(
+				`${label(node, workflowId)} refused an event (401): ${SIGNATURE_PROBLEMS[verdict] ?? verdict}`,
+			);
 			return refuse(this, 401, UNAUTHORIZED);
 		}
 		const body = rawBody as Uint8Array | string;
 
 		const parsed = parseEvent(body);
 		if (!parsed.ok) {
-			this.logger.warn(`${label(node, workflowId)} refused a signed request (400): ${parsed.reason}`);
+			this.logger.warn(
+				`${label(node, workflowId)} refused a signed request (400): ${parsed.reason}`,
+			);
 			return refuse(this, 400, `Not an event: ${parsed.reason}`);
 		}
 		const { event, payload } = parsed;
@@ -205,14 +248,22 @@ export class CommsUnifiedTrigger implements INodeType {
 			const nowMs = Date.now();
 			const stamped = checkTimestamp(payload.timestamp, nowMs, settings.replayWindowSeconds);
 			if (!stamped.ok) {
-				this.logger.warn(`${label(node, workflowId)} refused a signed ${event} event (401): its timestamp is ${stamped.reason === 'missing' ? 'missing' : stamped.reason === 'malformed' ? 'not an ISO 8601 date and time with an offset' : 'outside the replay window'}`);
-				return refuse(this, 401, `${UNAUTHORIZED}: the event's timestamp is missing or outside the accepted window`);
+				this.logger.warn(
+					`${label(node, workflowId)} refused a signed ${event} event (401): its timestamp is ${stamped.reason === 'missing' ? 'missing' : stamped.reason === 'malformed' ? 'not an ISO 8601 date and time with an offset' : 'outside the replay window'}`,
+				);
+				return refuse(
+					this,
+					401,
+					`${UNAUTHORIZED}: the event's timestamp is missing or outside the accepted window`,
+				);
 			}
 			expiresAtMs = stamped.atMs + settings.replayWindowSeconds * 1000;
 		}
 
 		if (!settings.events.includes(event)) {
-			this.logger.debug(`${label(node, workflowId)} acknowledged a ${event} event that is not selected`);
+			this.logger.debug(
+				`${label(node, workflowId)} acknowledged a ${event} event that is not selected`,
+			);
 			return {};
 		}
 
@@ -221,14 +272,20 @@ export class CommsUnifiedTrigger implements INodeType {
 			// the same moment in this process cannot slip between the check and the mark.
 			const staticData = this.getWorkflowStaticData('node');
 			const claim = recentEvents.claim({
-				scope: [workflowId ?? '', node.id ?? node.name, this.getMode() === 'manual' ? 'test' : 'production'].join('\u0000'),
+				scope: [
+					workflowId ?? '',
+					node.id ?? node.name,
+					this.getMode() === 'manual' ? 'test' : 'production',
+				].join('\u0000'),
 				key: eventKey(payload, body),
 				expiresAtMs,
 				nowMs: Date.now(),
 				stored: staticData[STATIC_KEY],
 			});
 			if (claim.duplicate) {
-				this.logger.debug(`${label(node, workflowId)} acknowledged a repeat of a ${event} event already taken`);
+				this.logger.debug(
+					`${label(node, workflowId)} acknowledged a repeat of a ${event} event already taken`,
+				);
 				return {};
 			}
 			staticData[STATIC_KEY] = claim.remembered;

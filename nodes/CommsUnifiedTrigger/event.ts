@@ -3,7 +3,14 @@
  * workflow receives. Pure functions; nothing here is reached before the signature is checked.
  */
 
-export const UNIFIED_EVENTS = ['call.completed', 'call.failed', 'sms.delivered', 'sms.failed', 'email.delivered', 'email.bounced'] as const;
+export const UNIFIED_EVENTS = [
+	'call.completed',
+	'call.failed',
+	'sms.delivered',
+	'sms.failed',
+	'email.delivered',
+	'email.bounced',
+] as const;
 
 export type UnifiedEvent = (typeof UNIFIED_EVENTS)[number];
 
@@ -18,7 +25,8 @@ export const EVENT_OPTIONS: Array<{ name: string; value: UnifiedEvent; descripti
 
 export type JsonObject = Record<string, unknown>;
 
-export type ParsedEvent = { ok: true; event: string; payload: JsonObject } | { ok: false; reason: string };
+export type ParsedEvent =
+	{ ok: true; event: string; payload: JsonObject } | { ok: false; reason: string };
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -37,9 +45,11 @@ export function parseEvent(rawBody: Uint8Array | string): ParsedEvent {
 	} catch {
 		return { ok: false, reason: 'the body is not JSON' };
 	}
-	if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return { ok: false, reason: 'the body is not a JSON object' };
+	if (!payload || typeof payload !== 'object' || Array.isArray(payload))
+		return { ok: false, reason: 'the body is not a JSON object' };
 	const event = (payload as JsonObject).event;
-	if (typeof event !== 'string' || event === '') return { ok: false, reason: 'the body has no "event" name' };
+	if (typeof event !== 'string' || event === '')
+		return { ok: false, reason: 'the body has no "event" name' };
 	return { ok: true, event, payload: payload as JsonObject };
 }
 
@@ -51,7 +61,12 @@ export function parseEvent(rawBody: Uint8Array | string): ParsedEvent {
  */
 export function eventItem(payload: JsonObject): JsonObject {
 	const { data, event, timestamp, ...rest } = payload;
-	const fields = data && typeof data === 'object' && !Array.isArray(data) ? (data as JsonObject) : data === undefined ? {} : { data };
+	const fields =
+		data && typeof data === 'object' && !Array.isArray(data)
+			? (data as JsonObject)
+			: data === undefined
+				? {}
+				: { data };
 	const envelope = timestamp === undefined ? { event } : { event, timestamp };
 	return { ...envelope, ...rest, ...fields, ...envelope };
 }

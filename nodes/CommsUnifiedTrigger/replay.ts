@@ -20,7 +20,8 @@ export const MAX_REMEMBERED_EVENTS = 10_000;
 export const MAX_WINDOW_SECONDS = 7 * 24 * 60 * 60;
 
 /** ISO 8601 date and time with an explicit offset (`Z` or ±hh:mm); without one it is ambiguous. */
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+const ISO_WITH_OFFSET =
+	/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 
 export type TimestampVerdict =
 	| { ok: true; atMs: number }
@@ -30,9 +31,15 @@ export type TimestampVerdict =
  * Whether an event stamped `timestamp` is within `windowSeconds` of `nowMs`, either side (a
  * sender's clock may run a little ahead of ours).
  */
-export function checkTimestamp(timestamp: unknown, nowMs: number, windowSeconds: number): TimestampVerdict {
-	if (timestamp === undefined || timestamp === null || timestamp === '') return { ok: false, reason: 'missing' };
-	if (typeof timestamp !== 'string' || !ISO_WITH_OFFSET.test(timestamp.trim())) return { ok: false, reason: 'malformed' };
+export function checkTimestamp(
+	timestamp: unknown,
+	nowMs: number,
+	windowSeconds: number,
+): TimestampVerdict {
+	if (timestamp === undefined || timestamp === null || timestamp === '')
+		return { ok: false, reason: 'missing' };
+	if (typeof timestamp !== 'string' || !ISO_WITH_OFFSET.test(timestamp.trim()))
+		return { ok: false, reason: 'malformed' };
 	const atMs = Date.parse(timestamp.trim());
 	if (!Number.isFinite(atMs)) return { ok: false, reason: 'malformed' };
 	const windowMs = windowSeconds * 1000;
@@ -46,11 +53,20 @@ export function checkTimestamp(timestamp: unknown, nowMs: number, windowSeconds:
  * about (a call completes once); without such an id, the exact bytes. Hashed, so the key is
  * short and carries nothing of the payload.
  */
-export function eventKey(payload: { event?: unknown; data?: unknown }, rawBody: Uint8Array | string): string {
-	const data = payload.data && typeof payload.data === 'object' ? (payload.data as Record<string, unknown>) : {};
-	const id = [data.call_id, data.message_id, data.id].find((value) => typeof value === 'string' && value !== '') as string | undefined;
+export function eventKey(
+	payload: { event?: unknown; data?: unknown },
+	rawBody: Uint8Array | string,
+): string {
+	const data =
+		payload.data && typeof payload.data === 'object'
+			? (payload.data as Record<string, unknown>)
+			: {};
+	const id = [data.call_id, data.message_id, data.id].find(
+		(value) => typeof value === 'string' && value !== '',
+	) as string | undefined;
 	const hash = createHash('sha256');
-	if (id !== undefined && typeof payload.event === 'string') hash.update(`event\u0000${payload.event}\u0000${id}`);
+	if (id !== undefined && typeof payload.event === 'string')
+		hash.update(`event\u0000${payload.event}\u0000${id}`);
 	else hash.update('body\u0000').update(rawBody);
 	return hash.digest('hex').slice(0, 32);
 }
@@ -104,7 +120,8 @@ export class ReplayRegistry {
 		this.forgetExpiredScopes(nowMs);
 		const scope = this.scopes.get(name) ?? { entries: new Map<string, number>(), latest: 0 };
 		this.scopes.set(name, scope);
-		for (const [entryKey, expiry] of scope.entries) if (expiry <= nowMs) scope.entries.delete(entryKey);
+		for (const [entryKey, expiry] of scope.entries)
+			if (expiry <= nowMs) scope.entries.delete(entryKey);
 		// What another process (or an earlier life of this one) saved counts too.
 		for (const [entryKey, expiry] of currentEntries(stored, nowMs)) {
 			if (!scope.entries.has(entryKey)) scope.entries.set(entryKey, expiry);

@@ -75,7 +75,12 @@ export function checkSignature({ rawBody, header, secret }: SignatureInput): Sig
 		const key = usableSecret(secret);
 		if (key === undefined) return 'noSecret';
 		if (!isBytes(rawBody) && typeof rawBody !== 'string') return 'noBody';
-		if (header === undefined || header === null || (typeof header === 'string' && header.trim() === '')) return 'missing';
+		if (
+			header === undefined ||
+			header === null ||
+			(typeof header === 'string' && header.trim() === '')
+		)
+			return 'missing';
 		const received = digestFromHeader(header);
 		if (received === null) return 'malformed';
 		const expected = createHmac('sha256', key).update(rawBody).digest();

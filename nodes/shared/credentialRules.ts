@@ -4,7 +4,11 @@
  *
  * Pure functions, shared by the credential classes' `authenticate` and by the transport.
  */
-import type { IAuthenticateRuleResponseCode, IAuthenticateRuleResponseSuccessBody, ICredentialTestRequest } from 'n8n-workflow';
+import type {
+	IAuthenticateRuleResponseCode,
+	IAuthenticateRuleResponseSuccessBody,
+	ICredentialTestRequest,
+} from 'n8n-workflow';
 
 export const ACCOUNT_KEY_PREFIX = 'acc_';
 
@@ -17,7 +21,10 @@ export class CredentialRuleError extends Error {
 
 export function assertAccountKey(apiKey: unknown): string {
 	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
-	if (!key) throw new CredentialRuleError('The Comms Account API credential has no API key. Paste the key from the dashboard\'s Account API page; it starts with "acc_".');
+	if (!key)
+		throw new CredentialRuleError(
+			'The Comms Account API credential has no API key. Paste the key from the dashboard\'s Account API page; it starts with "acc_".',
+		);
 	if (!key.startsWith(ACCOUNT_KEY_PREFIX)) {
 		throw new CredentialRuleError(
 			'This is not an Account API key: Account API keys start with "acc_". (Keys starting with "key_live_" or "key_test_" belong to the Comms Unified API credential.)',
@@ -30,7 +37,10 @@ export type UnifiedKeyMode = 'live' | 'test';
 
 export function assertUnifiedKey(apiKey: unknown): { key: string; mode: UnifiedKeyMode } {
 	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
-	if (!key) throw new CredentialRuleError('The Comms Unified API credential has no API key. Paste a key starting with "key_live_" or "key_test_".');
+	if (!key)
+		throw new CredentialRuleError(
+			'The Comms Unified API credential has no API key. Paste a key starting with "key_live_" or "key_test_".',
+		);
 	if (key.startsWith('key_live_')) return { key, mode: 'live' };
 	if (key.startsWith('key_test_')) return { key, mode: 'test' };
 	throw new CredentialRuleError(
@@ -55,7 +65,9 @@ export function isLoopbackHost(hostname: string): boolean {
 export function assertSafeUrl(value: unknown, field: string): string {
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (!URL.canParse(text)) {
-		throw new CredentialRuleError(`${field} "${text}" is not a valid address. Use a full URL such as https://api.example.com.`);
+		throw new CredentialRuleError(
+			`${field} "${text}" is not a valid address. Use a full URL such as https://api.example.com.`,
+		);
 	}
 	const url = new URL(text);
 	if (url.username || url.password) {
@@ -76,7 +88,11 @@ export function assertSafeUrl(value: unknown, field: string): string {
  * With a base URL (the credential test), the address the user typed is checked and quoted,
  * then the full target too, in case the path took the request elsewhere.
  */
-export function assertRequestTarget(url: string | undefined, baseURL: string | undefined, field: string): void {
+export function assertRequestTarget(
+	url: string | undefined,
+	baseURL: string | undefined,
+	field: string,
+): void {
 	if (!baseURL) {
 		assertSafeUrl(url, field);
 		return;
@@ -100,6 +116,8 @@ export function canonicalAddress(url: string): string {
  * kind or of the other, but its credential tester reads each rule's `type` (status rules when
  * the request failed, body rules when it succeeded), so a mixed list works as written.
  */
-export function testRules(...rules: Array<IAuthenticateRuleResponseCode | IAuthenticateRuleResponseSuccessBody>): ICredentialTestRequest['rules'] {
+export function testRules(
+	...rules: Array<IAuthenticateRuleResponseCode | IAuthenticateRuleResponseSuccessBody>
+): ICredentialTestRequest['rules'] {
 	return rules as IAuthenticateRuleResponseCode[];
 }

@@ -21,14 +21,18 @@ export const phoneDocIdLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 7Jk2mQ9xTzR4pLw8vN3a',
-			validation: [{ type: 'regex', properties: { regex: '\\S+', errorMessage: 'Enter a phoneDocId' } }],
+			validation: [
+				{ type: 'regex', properties: { regex: '\\S+', errorMessage: 'Enter a phoneDocId' } },
+			],
 		},
 	],
 };
 
 /** The same modes for sending SMS: the list offers only numbers that can send SMS. */
 export const smsSenderModes = (phoneDocIdLocator.modes ?? []).map((mode) =>
-	mode.name === 'list' ? { ...mode, typeOptions: { ...mode.typeOptions, searchListMethod: 'getSmsNumbers' } } : mode,
+	mode.name === 'list'
+		? { ...mode, typeOptions: { ...mode.typeOptions, searchListMethod: 'getSmsNumbers' } }
+		: mode,
 );
 
 /** A phone number to call or text. */
@@ -85,7 +89,11 @@ export function returnAllAndLimit(maxLimit?: number): INodeProperties[] {
 }
 
 /** Gives a property set to one operation of one resource. */
-export function forOperation(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
+export function forOperation(
+	resource: string,
+	operation: string,
+	properties: INodeProperties[],
+): INodeProperties[] {
 	return properties.map((property) => ({
 		...property,
 		displayOptions: {

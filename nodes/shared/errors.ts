@@ -19,34 +19,45 @@ export interface ErrorDescription {
 }
 
 const ACCOUNT_MESSAGES: Record<string, string> = {
-	missing_api_key: 'No API key reached the Comms Account API. Check the Comms Account API credential.',
+	missing_api_key:
+		'No API key reached the Comms Account API. Check the Comms Account API credential.',
 	invalid_api_key:
-		'The Comms Account API did not accept the API key: it is unknown, revoked or has been rotated. Generate a new key in the dashboard\'s Account API page and update the credential.',
-	key_disabled: 'This Account API key has been disabled by an administrator. Ask your account administrator to enable it, or use another key.',
+		"The Comms Account API did not accept the API key: it is unknown, revoked or has been rotated. Generate a new key in the dashboard's Account API page and update the credential.",
+	key_disabled:
+		'This Account API key has been disabled by an administrator. Ask your account administrator to enable it, or use another key.',
 	account_suspended:
 		'The account is suspended because its minutes or credits have run out. Top up the account in the dashboard; every request, reads included, is refused until then.',
-	insufficient_minutes: 'No call minutes left for a manual call. Top up call minutes in the dashboard, then run the workflow again.',
-	insufficient_ai_minutes: 'No AI minutes left for an AI call. Top up AI minutes in the dashboard, then run the workflow again.',
+	insufficient_minutes:
+		'No call minutes left for a manual call. Top up call minutes in the dashboard, then run the workflow again.',
+	insufficient_ai_minutes:
+		'No AI minutes left for an AI call. Top up AI minutes in the dashboard, then run the workflow again.',
 	missing_field: 'A required field was missing from the request.',
 	missing_agent_phone:
 		'A manual call needs an agent phone to ring first: fill in Agent Phone, or give the API key a default agent phone in the dashboard.',
 	invalid_mode: 'The call mode must be "manual" or "ai".',
 	agent_phone_is_tc_number:
-		'Agent Phone is one of the account\'s own service numbers. Use the agent\'s own mobile, desk or landline number.',
-	invalid_number: 'A phone number was not accepted: numbers must be valid and in international (E.164) form.',
+		"Agent Phone is one of the account's own service numbers. Use the agent's own mobile, desk or landline number.",
+	invalid_number:
+		'A phone number was not accepted: numbers must be valid and in international (E.164) form.',
 	message_too_long: 'The SMS is too long: the limit is 1600 characters.',
-	phoneDoc_sms_not_configured: 'This number has no SMS sender paired with it, so it cannot send SMS. Pick a number with SMS, or pair one in the dashboard.',
-	phoneDoc_sms_disabled: 'SMS sending is disabled on this number. Enable it in the dashboard, or pick another number.',
-	phoneDocId_not_permitted: 'This API key is restricted to other numbers and may not use this one. Pick an allowed number, or use an unrestricted key.',
+	phoneDoc_sms_not_configured:
+		'This number has no SMS sender paired with it, so it cannot send SMS. Pick a number with SMS, or pair one in the dashboard.',
+	phoneDoc_sms_disabled:
+		'SMS sending is disabled on this number. Enable it in the dashboard, or pick another number.',
+	phoneDocId_not_permitted:
+		'This API key is restricted to other numbers and may not use this one. Pick an allowed number, or use an unrestricted key.',
 	call_not_found: 'No call with that ID was found on this number.',
 	phoneDoc_not_found: 'No number with that ID exists on this account. Pick one from the list.',
 	message_not_found: 'No SMS with that message ID exists on this account.',
 };
 
 const UNIFIED_MESSAGES: Record<string, string> = {
-	MISSING_API_KEY: 'No API key reached the Comms Unified API. Check the Comms Unified API credential.',
-	INVALID_API_KEY: 'The Comms Unified API did not accept the API key: it is invalid or has been revoked. Regenerate it in the API dashboard and update the credential.',
-	INSUFFICIENT_CREDITS: 'Not enough credits for this request. Top up your credits, then run the workflow again.',
+	MISSING_API_KEY:
+		'No API key reached the Comms Unified API. Check the Comms Unified API credential.',
+	INVALID_API_KEY:
+		'The Comms Unified API did not accept the API key: it is invalid or has been revoked. Regenerate it in the API dashboard and update the credential.',
+	INSUFFICIENT_CREDITS:
+		'Not enough credits for this request. Top up your credits, then run the workflow again.',
 	SERVICE_UNAVAILABLE: 'This service is not available for your account.',
 	INTERNAL_ERROR: 'The Comms Unified API had an internal error.',
 };
@@ -59,7 +70,7 @@ const STATUS_MESSAGES: Record<number, string> = {
 	403: 'This API key may not do this.',
 	404: 'Not found.',
 	405: 'The API does not allow this method on this address (the node and the API version may not match).',
-	429: 'Too many requests: the API\'s rate limit was still exceeded after waiting and retrying.',
+	429: "Too many requests: the API's rate limit was still exceeded after waiting and retrying.",
 	500: 'The API had an unexpected failure, which persisted after retrying.',
 	502: 'A gateway or proxy in front of the API answered HTTP 502 (bad gateway): the API itself did not answer.',
 	503: 'The service is unavailable (HTTP 503), and stayed so after retrying.',
@@ -93,9 +104,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** What a body that is not the API's JSON was, in words: "an HTML page", "an empty answer", ... */
 export function kindOfBody(body: unknown): string {
 	if (body === undefined || body === null || body === '') return 'an empty answer';
-	if (typeof body === 'string') return /^\s*</.test(body) || /<html/i.test(body) ? 'an HTML page' : 'text that is not JSON';
+	if (typeof body === 'string')
+		return /^\s*</.test(body) || /<html/i.test(body) ? 'an HTML page' : 'text that is not JSON';
 	if (Array.isArray(body)) return 'a JSON list';
-	if (isObject(body)) return 'JSON that is not in the API\'s format';
+	if (isObject(body)) return "JSON that is not in the API's format";
 	return 'a bare JSON value';
 }
 
@@ -103,11 +115,19 @@ export function kindOfBody(body: unknown): string {
  * The answer of something that is not the API (a web app, a login page, a proxy's error page):
  * says so, and where to look. `where` is the address without secrets.
  */
-export function describeNotTheApi(apiName: string, where: string, field: string, status: number, body: unknown): ErrorDescription {
+export function describeNotTheApi(
+	apiName: string,
+	where: string,
+	field: string,
+	status: number,
+	body: unknown,
+): ErrorDescription {
 	return {
 		message: `The address ${where} does not answer like the ${apiName}: it answered HTTP ${status} with ${kindOfBody(body)}.`,
 		description: `Check the ${field} in the credential. ${
-			field === 'Base URL' ? 'It is the API host from your provider\'s documentation, without /v1.' : 'It is the one address every Unified API request is posted to.'
+			field === 'Base URL'
+				? "It is the API host from your provider's documentation, without /v1."
+				: 'It is the one address every Unified API request is posted to.'
 		}`,
 		httpStatus: status,
 	};
@@ -121,30 +141,50 @@ function fallback(status: number): string {
 	return STATUS_MESSAGES[status] ?? `The API answered with HTTP ${status}.`;
 }
 
-function detail(status: number, code: string | undefined, serverMessage: string | undefined): string {
+function detail(
+	status: number,
+	code: string | undefined,
+	serverMessage: string | undefined,
+): string {
 	const parts = [`HTTP ${status}`];
 	if (code) parts.push(`code ${code}`);
 	const head = parts.join(', ');
 	return serverMessage ? `${head}. The API said: ${serverMessage}` : `${head}.`;
 }
 
-const CARRIER_CODE_KEYS = ['carrierCode', 'carrier_code', 'carrierErrorCode', 'providerCode', 'code'];
+const CARRIER_CODE_KEYS = [
+	'carrierCode',
+	'carrier_code',
+	'carrierErrorCode',
+	'providerCode',
+	'code',
+];
 
 export function describeAccountError(status: number, body: unknown): ErrorDescription {
 	const obj = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
 	const code = text(obj.error);
-	const serverMessage = text(obj.message) ?? (typeof body === 'string' ? text(body.slice(0, 300)) : undefined);
+	const serverMessage =
+		text(obj.message) ?? (typeof body === 'string' ? text(body.slice(0, 300)) : undefined);
 	let message = (code && ACCOUNT_MESSAGES[code]) || fallback(status);
-	if (code === 'missing_field' && serverMessage) message = `A required field was missing: ${serverMessage}`;
-	const result: ErrorDescription = { message, description: detail(status, code, serverMessage), apiCode: code, httpStatus: status };
+	if (code === 'missing_field' && serverMessage)
+		message = `A required field was missing: ${serverMessage}`;
+	const result: ErrorDescription = {
+		message,
+		description: detail(status, code, serverMessage),
+		apiCode: code,
+		httpStatus: status,
+	};
 	if (status === 402 && !ACCOUNT_MESSAGES[code ?? '']) {
-		result.message = 'The account has run out of what this request needs (SMS credits, minutes or AI minutes). Top up in the dashboard, then run the workflow again.';
+		result.message =
+			'The account has run out of what this request needs (SMS credits, minutes or AI minutes). Top up in the dashboard, then run the workflow again.';
 	}
 	// Only the API's own 502 is the carrier's answer; one from a gateway or proxy (an HTML page,
 	// or JSON in another shape) is not blamed on the carrier.
 	if (status === 502 && isAccountErrorBody(body)) {
 		result.message = 'The telephone carrier rejected the request.';
-		const carrier = CARRIER_CODE_KEYS.map((key) => obj[key]).find((v) => typeof v === 'string' || typeof v === 'number');
+		const carrier = CARRIER_CODE_KEYS.map((key) => obj[key]).find(
+			(v) => typeof v === 'string' || typeof v === 'number',
+		);
 		if (carrier !== undefined) {
 			result.carrierCode = String(carrier);
 			result.message = `The telephone carrier rejected the request (carrier code ${result.carrierCode}).`;
@@ -156,10 +196,14 @@ export function describeAccountError(status: number, body: unknown): ErrorDescri
 export function describeUnifiedError(status: number, body: unknown): ErrorDescription {
 	const obj = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
 	const code = text(obj.code);
-	const serverMessage = text(obj.message) ?? text(obj.error) ?? (typeof body === 'string' ? text(body.slice(0, 300)) : undefined);
+	const serverMessage =
+		text(obj.message) ??
+		text(obj.error) ??
+		(typeof body === 'string' ? text(body.slice(0, 300)) : undefined);
 	const known = code ? UNIFIED_MESSAGES[code] : undefined;
 	const result: ErrorDescription = {
-		message: known ?? (status >= 400 ? fallback(status) : 'The Comms Unified API reported a failure.'),
+		message:
+			known ?? (status >= 400 ? fallback(status) : 'The Comms Unified API reported a failure.'),
 		description: detail(status, code, serverMessage),
 		apiCode: code,
 		httpStatus: status,
@@ -171,10 +215,21 @@ export function describeUnifiedError(status: number, body: unknown): ErrorDescri
 		const topUpUrl = text(obj.topUpUrl);
 		result.topUpUrl = topUpUrl;
 		const amount = String.raw`(£\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?(?:\s?(?:p|pence|credits?)\b)?)`;
-		const balance = serverMessage?.match(new RegExp(String.raw`\b(?:balance|available|remaining|have)\b\D{0,20}?${amount}`, 'i'))?.[1];
-		const required = serverMessage?.match(new RegExp(String.raw`\b(?:required|requires|needs?|costs?|price)\b\D{0,20}?${amount}`, 'i'))?.[1];
-		const amounts = balance && required ? ` Your balance is ${balance} and this request needs ${required}.` : serverMessage ? ` The API said: ${serverMessage}` : '';
-		const where = topUpUrl ? `Top up your credits at ${topUpUrl}` : 'Top up your credits in your account\'s dashboard';
+		const balance = serverMessage?.match(
+			new RegExp(String.raw`\b(?:balance|available|remaining|have)\b\D{0,20}?${amount}`, 'i'),
+		)?.[1];
+		const required = serverMessage?.match(
+			new RegExp(String.raw`\b(?:required|requires|needs?|costs?|price)\b\D{0,20}?${amount}`, 'i'),
+		)?.[1];
+		const amounts =
+			balance && required
+				? ` Your balance is ${balance} and this request needs ${required}.`
+				: serverMessage
+					? ` The API said: ${serverMessage}`
+					: '';
+		const where = topUpUrl
+			? `Top up your credits at ${topUpUrl}`
+			: "Top up your credits in your account's dashboard";
 		result.message = `Not enough credits for this request.${amounts} ${where}, then run the workflow again.`;
 	}
 	if (status === 429 && !known) result.message = fallback(429);

@@ -30,7 +30,11 @@ import { PhoneNumberError } from './phone';
 
 export interface Operation<P> {
 	prepare(this: IExecuteFunctions, itemIndex: number): P | Promise<P>;
-	run(this: IExecuteFunctions, prepared: P, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+	run(
+		this: IExecuteFunctions,
+		prepared: P,
+		itemIndex: number,
+	): Promise<IDataObject | IDataObject[]>;
 	/**
 	 * Items with the same key are carried out one after another, in item order (several SMS to
 	 * one person arrive in the order the workflow gave them, even when one had to be retried).
@@ -54,7 +58,11 @@ export type OperationTable<Resources> = {
 };
 
 /** The handler for the resource and operation a node was saved with, if there is one. */
-export function findOperation<Resources>(table: OperationTable<Resources>, resource: string, operation: string): Operation<unknown> | undefined {
+export function findOperation<Resources>(
+	table: OperationTable<Resources>,
+	resource: string,
+	operation: string,
+): Operation<unknown> | undefined {
 	if (!Object.hasOwn(table, resource)) return undefined;
 	const operations = table[resource as keyof Resources] as Record<string, Operation<unknown>>;
 	return Object.hasOwn(operations, operation) ? operations[operation] : undefined;
@@ -65,12 +73,20 @@ const CONCURRENCY = 16;
 
 /** Parameter problems found by pure helpers become the node's per-item errors. */
 export function toItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): Error {
-	if (error instanceof PhoneNumberError) return new NodeOperationError(ctx.getNode(), error.message, { itemIndex });
-	if (error instanceof NodeOperationError || (error as { name?: string })?.name === 'NodeApiError') return error as Error;
-	return new NodeOperationError(ctx.getNode(), (error as Error)?.message ?? String(error), { itemIndex });
+	if (error instanceof PhoneNumberError)
+		return new NodeOperationError(ctx.getNode(), error.message, { itemIndex });
+	if (error instanceof NodeOperationError || (error as { name?: string })?.name === 'NodeApiError')
+		return error as Error;
+	return new NodeOperationError(ctx.getNode(), (error as Error)?.message ?? String(error), {
+		itemIndex,
+	});
 }
 
-type ItemError = Error & { description?: string | null; httpCode?: string | null; context?: IDataObject };
+type ItemError = Error & {
+	description?: string | null;
+	httpCode?: string | null;
+	context?: IDataObject;
+};
 
 function errorItem(error: ItemError, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
@@ -151,8 +167,16 @@ function apiCodeOf(error: ItemError): string | undefined {
 }
 
 /** The error of an item that was not sent because of an earlier failure. */
-function haltedError(ctx: IExecuteFunctions, halt: Halt, itemIndex: number, scope: 'execution' | 'run'): ItemError {
-	const where = halt.node === ctx.getNode().name ? `item ${halt.itemIndex + 1} of this node` : `node "${halt.node}"`;
+function haltedError(
+	ctx: IExecuteFunctions,
+	halt: Halt,
+	itemIndex: number,
+	scope: 'execution' | 'run',
+): ItemError {
+	const where =
+		halt.node === ctx.getNode().name
+			? `item ${halt.itemIndex + 1} of this node`
+			: `node "${halt.node}"`;
 	const after =
 		scope === 'execution'
 			? 'after such a failure no further request is sent with this credential in this execution'
@@ -175,7 +199,11 @@ type Entry<P> = { itemIndex: number; value: P };
  * `credentialType`: the credential the operation sends with, so that a failure that stops it
  * stops only the nodes using that same credential (without it, every credential on the node).
  */
-export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P>, { credentialType }: { credentialType?: string } = {}): Promise<INodeExecutionData[]> {
+export async function runItems<P>(
+	ctx: IExecuteFunctions,
+	operation: Operation<P>,
+	{ credentialType }: { credentialType?: string } = {},
+): Promise<INodeExecutionData[]> {
 	const count = ctx.getInputData().length;
 	const continueOnFail = ctx.continueOnFail();
 	const results: INodeExecutionData[][] = new Array(count);
@@ -228,19 +256,28 @@ export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P
 	const runOne = async ({ itemIndex, value }: Entry<P>): Promise<boolean> => {
 		const halt = state.halts.get(credential);
 		if (halt || runHalt) {
-			fail(halt ? haltedError(ctx, halt, itemIndex, 'execution') : haltedError(ctx, runHalt!, itemIndex, 'run'), itemIndex);
+			fail(
+				halt
+					? haltedError(ctx, halt, itemIndex, 'execution')
+					: haltedError(ctx, runHalt!, itemIndex, 'run'),
+				itemIndex,
+			);
 			return false;
 		}
 		try {
 			const output = await operation.run.call(ctx, value, itemIndex);
-			results[itemIndex] = (Array.isArray(output) ? output : [output]).map((json) => ({ json, pairedItem: { item: itemIndex } }));
+			results[itemIndex] = (Array.isArray(output) ? output : [output]).map((json) => ({
+				json,
+				pairedItem: { item: itemIndex },
+			}));
 			done.push(itemIndex);
 			return true;
 		} catch (error) {
 			const itemError: ItemError = toItemError(ctx, error, itemIndex);
 			const code = apiCodeOf(itemError);
 			const found = { error: itemError, code: code ?? '', node: ctx.getNode().name, itemIndex };
-			if (code && HALTS_EXECUTION.has(code) && !state.halts.has(credential)) state.halts.set(credential, found);
+			if (code && HALTS_EXECUTION.has(code) && !state.halts.has(credential))
+				state.halts.set(credential, found);
 			if (code && HALTS_RUN.has(code)) runHalt ??= found;
 			fail(itemError, itemIndex);
 			return false;
@@ -252,7 +289,8 @@ export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P
 	if (!state.proven.has(provenKey)) {
 		while (!failure.stop) {
 			let first: Array<Entry<P>> | undefined;
-			for (const lane of lanes) if (lane.length && (!first || lane[0].itemIndex < first[0].itemIndex)) first = lane;
+			for (const lane of lanes)
+				if (lane.length && (!first || lane[0].itemIndex < first[0].itemIndex)) first = lane;
 			if (!first) break;
 			if (await runOne(first.shift()!)) {
 				state.proven.add(provenKey);
@@ -271,12 +309,17 @@ export async function runItems<P>(ctx: IExecuteFunctions, operation: Operation<P
 		}
 	};
 	const open = lanes.filter((lane) => lane.length).length;
-	await Promise.all(Array.from({ length: Math.min(operation.concurrency ?? CONCURRENCY, open) }, worker));
+	await Promise.all(
+		Array.from({ length: Math.min(operation.concurrency ?? CONCURRENCY, open) }, worker),
+	);
 
 	if (failure.stop) {
 		const error = failure.stop.error as ItemError;
 		if (done.length) {
-			const list = done.sort((a, b) => a - b).map((i) => i + 1).join(', ');
+			const list = done
+				.sort((a, b) => a - b)
+				.map((i) => i + 1)
+				.join(', ');
 			error.description = `${error.description ? `${error.description} ` : ''}Before the node stopped, these items (numbered from 1) were already carried out: ${list}. Their results are not in the output, so running the node again would repeat them. Set "On Error" to "Continue" to keep going past failed items.`;
 		}
 		throw error;

@@ -5,7 +5,14 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { callIds, type CallCreate, matchCreatedCall, matchSentSms, type SmsSend, smsIds } from './recovery';
+import {
+	callIds,
+	type CallCreate,
+	matchCreatedCall,
+	matchSentSms,
+	type SmsSend,
+	smsIds,
+} from './recovery';
 import { accountApiRequest, type Reconcile } from './transport';
 
 /** Records asked for in one look-up: the API's largest page. */
@@ -15,7 +22,11 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** For POST /v1/sms with this body: GET /v1/sms for that number, that recipient, sent since just before. */
 export function sentSmsLookup(body: IDataObject): Reconcile {
-	const sms: SmsSend = { phoneDocId: String(body.phoneDocId), to: String(body.to), message: String(body.message) };
+	const sms: SmsSend = {
+		phoneDocId: String(body.phoneDocId),
+		to: String(body.to),
+		message: String(body.message),
+	};
 	return {
 		key: `sms|${sms.phoneDocId}|${sms.to}`,
 		what: 'the SMS',
@@ -25,7 +36,13 @@ export function sentSmsLookup(body: IDataObject): Reconcile {
 			const page = await accountApiRequest(ctx, {
 				method: 'GET',
 				path: '/v1/sms',
-				qs: { phoneDocId: sms.phoneDocId, peer: sms.to, direction: 'sent', since: iso(window.sinceMs), limit: PAGE },
+				qs: {
+					phoneDocId: sms.phoneDocId,
+					peer: sms.to,
+					direction: 'sent',
+					since: iso(window.sinceMs),
+					limit: PAGE,
+				},
 				itemIndex,
 			});
 			return matchSentSms(page, sms, window, PAGE);
@@ -52,7 +69,13 @@ export function createdCallLookup(body: IDataObject): Reconcile {
 			const page = await accountApiRequest(ctx, {
 				method: 'GET',
 				path: '/v1/calls',
-				qs: { mode: call.mode, phoneDocId: call.phoneDocId, peer: call.to, since: iso(window.sinceMs), limit: PAGE },
+				qs: {
+					mode: call.mode,
+					phoneDocId: call.phoneDocId,
+					peer: call.to,
+					since: iso(window.sinceMs),
+					limit: PAGE,
+				},
 				itemIndex,
 			});
 			return matchCreatedCall(page, call, window, PAGE);

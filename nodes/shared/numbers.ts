@@ -36,14 +36,20 @@ export function numberLabel(number: IDataObject): string {
 	return `${name} · SMS ${String(number.smsNumber)}`;
 }
 
-async function search(ctx: ILoadOptionsFunctions, filter: string | undefined, wanted: (number: IDataObject) => boolean): Promise<INodeListSearchResult> {
+async function search(
+	ctx: ILoadOptionsFunctions,
+	filter: string | undefined,
+	wanted: (number: IDataObject) => boolean,
+): Promise<INodeListSearchResult> {
 	const needle = (filter ?? '').trim().toLowerCase();
 	const compact = needle.replace(/[\s()-]/g, '');
 	const results = (await numbers(ctx))
 		.filter(wanted)
 		.filter((number) => {
 			if (!needle) return true;
-			const text = [number.label, number.phoneDocId, number.voiceNumber, number.smsNumber].map((v) => String(v ?? '').toLowerCase());
+			const text = [number.label, number.phoneDocId, number.voiceNumber, number.smsNumber].map(
+				(v) => String(v ?? '').toLowerCase(),
+			);
 			return text.some((v) => v.includes(needle) || (compact && v.includes(compact)));
 		})
 		.map((number) => ({ name: numberLabel(number), value: String(number.phoneDocId) }));
@@ -51,11 +57,17 @@ async function search(ctx: ILoadOptionsFunctions, filter: string | undefined, wa
 }
 
 /** Every number of the account. */
-export async function getNumbers(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function getNumbers(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	return await search(this, filter, () => true);
 }
 
 /** The numbers that can send SMS (SMS Send offers only these). */
-export async function getSmsNumbers(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function getSmsNumbers(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	return await search(this, filter, canSendSms);
 }

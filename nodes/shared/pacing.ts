@@ -75,7 +75,8 @@ export class RateLimiter {
 	 */
 	pauseFor(ms: number): void {
 		const now = this.clock.now();
-		const until = now + Math.min(MAX_PAUSE_MS, Math.max(0, Number.isFinite(ms) ? ms : MAX_PAUSE_MS));
+		const until =
+			now + Math.min(MAX_PAUSE_MS, Math.max(0, Number.isFinite(ms) ? ms : MAX_PAUSE_MS));
 		if (until > this.pausedUntil) this.pausedUntil = until;
 	}
 
@@ -139,11 +140,14 @@ export class RateLimiter {
 		this.timerAt = at;
 		// A timer longer than the runtime holds would fire at once; a clamped one fires early and
 		// pump() simply arms the next.
-		this.cancelTimer = this.clock.setTimer(() => {
-			this.cancelTimer = undefined;
-			this.timerAt = Infinity;
-			this.pump();
-		}, clampTimerMs(at - this.clock.now()));
+		this.cancelTimer = this.clock.setTimer(
+			() => {
+				this.cancelTimer = undefined;
+				this.timerAt = Infinity;
+				this.pump();
+			},
+			clampTimerMs(at - this.clock.now()),
+		);
 	}
 }
 

@@ -31,14 +31,22 @@ export function shown(value: unknown): string {
  */
 export function itemlessSource(ctx: {
 	getNode(): INode;
-	getNodeParameter(name: string, fallbackValue?: unknown, options?: IGetNodeParameterOptions): unknown;
+	getNodeParameter(
+		name: string,
+		fallbackValue?: unknown,
+		options?: IGetNodeParameterOptions,
+	): unknown;
 	getTimezone(): string;
 }): ParameterSource {
 	return {
 		getNode: () => ctx.getNode(),
 		getTimezone: () => ctx.getTimezone(),
-		getNodeParameter: ((name: string, _itemIndex: number, fallbackValue?: unknown, options?: IGetNodeParameterOptions) =>
-			ctx.getNodeParameter(name, fallbackValue, options)) as ParameterSource['getNodeParameter'],
+		getNodeParameter: ((
+			name: string,
+			_itemIndex: number,
+			fallbackValue?: unknown,
+			options?: IGetNodeParameterOptions,
+		) => ctx.getNodeParameter(name, fallbackValue, options)) as ParameterSource['getNodeParameter'],
 	};
 }
 
@@ -51,7 +59,12 @@ export function options(ctx: ParameterSource, i: number): IDataObject {
 }
 
 /** Text that must not be empty, trimmed. Numbers from expressions count as text. */
-export function requiredString(ctx: ParameterSource, i: number, name: string, label: string): string {
+export function requiredString(
+	ctx: ParameterSource,
+	i: number,
+	name: string,
+	label: string,
+): string {
 	const value = ctx.getNodeParameter(name, i, '') as unknown;
 	const text = textOf(value)?.trim();
 	if (text === undefined && value !== '' && value !== null && value !== undefined) {
@@ -62,16 +75,27 @@ export function requiredString(ctx: ParameterSource, i: number, name: string, la
 }
 
 /** Optional text, trimmed; '' when empty. */
-export function optionalString(ctx: ParameterSource, i: number, name: string, label: string): string {
+export function optionalString(
+	ctx: ParameterSource,
+	i: number,
+	name: string,
+	label: string,
+): string {
 	const value = ctx.getNodeParameter(name, i, '') as unknown;
 	if (value === '' || value === null || value === undefined) return '';
 	const text = textOf(value);
-	if (text === undefined) fail(ctx, i, `${label} must be text, but the expression gave ${shown(value)}`);
+	if (text === undefined)
+		fail(ctx, i, `${label} must be text, but the expression gave ${shown(value)}`);
 	return text.trim();
 }
 
 /** Text kept exactly as given (a message body), which must contain more than white space. */
-export function requiredMessage(ctx: ParameterSource, i: number, name: string, label: string): string {
+export function requiredMessage(
+	ctx: ParameterSource,
+	i: number,
+	name: string,
+	label: string,
+): string {
 	const value = ctx.getNodeParameter(name, i, '') as unknown;
 	const text = textOf(value);
 	if (text === undefined && value !== '' && value !== null && value !== undefined) {
@@ -95,12 +119,25 @@ export function phoneDocId(ctx: ParameterSource, i: number, name = 'phoneDocId')
 }
 
 /** A phone number in E.164, read with the item's Default Country option. */
-export function phoneNumber(ctx: ParameterSource, i: number, value: unknown, label: string): string {
-	return normalisePhoneNumber(value, { parameter: label, defaultCountry: textOf(options(ctx, i).defaultCountry) });
+export function phoneNumber(
+	ctx: ParameterSource,
+	i: number,
+	value: unknown,
+	label: string,
+): string {
+	return normalisePhoneNumber(value, {
+		parameter: label,
+		defaultCountry: textOf(options(ctx, i).defaultCountry),
+	});
 }
 
 /** A date-and-time parameter as ISO 8601 UTC; text without an offset is in the workflow's time zone. */
-export function isoTimestamp(ctx: ParameterSource, i: number, value: unknown, label: string): string {
+export function isoTimestamp(
+	ctx: ParameterSource,
+	i: number,
+	value: unknown,
+	label: string,
+): string {
 	const timeZone = ctx.getTimezone();
 	const instant = instantOf(value, timeZone);
 	if ('error' in instant) {
@@ -119,7 +156,8 @@ export function limitOf(ctx: ParameterSource, i: number): number {
 	if (ctx.getNodeParameter('returnAll', i, false) === true) return Infinity;
 	const value = ctx.getNodeParameter('limit', i, 50) as unknown;
 	const limit = integerOf(value);
-	if (limit === undefined || limit < 1) fail(ctx, i, `Limit "${shown(value)}" must be a whole number of at least 1`);
+	if (limit === undefined || limit < 1)
+		fail(ctx, i, `Limit "${shown(value)}" must be a whole number of at least 1`);
 	return limit;
 }
 
@@ -130,5 +168,7 @@ export function withoutSuccess(body: IDataObject): IDataObject {
 }
 
 export function pick(record: IDataObject, keys: string[]): IDataObject {
-	return Object.fromEntries(keys.filter((key) => record[key] !== undefined).map((key) => [key, record[key]]));
+	return Object.fromEntries(
+		keys.filter((key) => record[key] !== undefined).map((key) => [key, record[key]]),
+	);
 }

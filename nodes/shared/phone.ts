@@ -6,7 +6,13 @@
  * `isValid`: the server decides which ranges exist, and `isValid` rejects real test ranges
  * (Ofcom's +44 7700 900xxx) and ranges newer than its metadata.
  */
-import { getCountries, parsePhoneNumberWithError, ParseError, type CountryCode, type PhoneNumber } from 'libphonenumber-js/min';
+import {
+	getCountries,
+	parsePhoneNumberWithError,
+	ParseError,
+	type CountryCode,
+	type PhoneNumber,
+} from 'libphonenumber-js/min';
 
 export class PhoneNumberError extends Error {
 	constructor(
@@ -59,16 +65,24 @@ export interface PhoneOptions {
 	defaultCountry?: string;
 }
 
-export function normalisePhoneNumber(input: unknown, { parameter, defaultCountry }: PhoneOptions): string {
+export function normalisePhoneNumber(
+	input: unknown,
+	{ parameter, defaultCountry }: PhoneOptions,
+): string {
 	const raw = typeof input === 'number' ? String(input) : typeof input === 'string' ? input : '';
 	const value = cleanTypedNumber(raw);
 	const fail = (why: string): never => {
-		throw new PhoneNumberError(`${parameter} "${value}" is not a phone number: ${why}`, parameter, value);
+		throw new PhoneNumberError(
+			`${parameter} "${value}" is not a phone number: ${why}`,
+			parameter,
+			value,
+		);
 	};
 	if (!value) fail('it is empty');
 	let text = value;
 	if (text.startsWith('00')) text = `+${text.slice(2)}`;
-	if (!TYPED_NUMBER.test(text)) fail('use digits, spaces and an optional leading +, with no letters or extensions');
+	if (!TYPED_NUMBER.test(text))
+		fail('use digits, spaces and an optional leading +, with no letters or extensions');
 
 	const country = defaultCountry?.trim().toUpperCase() || undefined;
 	if (country && !isCountryCode(country)) {
@@ -79,7 +93,9 @@ export function normalisePhoneNumber(input: unknown, { parameter, defaultCountry
 		);
 	}
 	if (!text.startsWith('+') && !country) {
-		fail('it has no country code. Type it in international form (+44 7700 900123) or set the Default Country option');
+		fail(
+			'it has no country code. Type it in international form (+44 7700 900123) or set the Default Country option',
+		);
 	}
 	const parsed = parse(text, country as CountryCode | undefined);
 	if ('failure' in parsed) return fail(parsed.failure);
@@ -96,7 +112,10 @@ const PARSE_FAILURES: Record<string, string> = {
 };
 
 /** libphonenumber's parse, with its ParseError turned into our reason. */
-function parse(text: string, country: CountryCode | undefined): { number: PhoneNumber } | { failure: string } {
+function parse(
+	text: string,
+	country: CountryCode | undefined,
+): { number: PhoneNumber } | { failure: string } {
 	try {
 		return { number: parsePhoneNumberWithError(text, country) };
 	} catch (error) {

@@ -38,7 +38,9 @@ export const SINCE_MARGIN_UNKNOWN_CLOCK_MS = 60_000;
  * `serverOffsetMs` is how far the server's clock is ahead of this host's, when known.
  */
 export function lookupSince(firstSentWallMs: number, serverOffsetMs: number | undefined): number {
-	return serverOffsetMs === undefined ? firstSentWallMs - SINCE_MARGIN_UNKNOWN_CLOCK_MS : firstSentWallMs + serverOffsetMs - SINCE_MARGIN_MS;
+	return serverOffsetMs === undefined
+		? firstSentWallMs - SINCE_MARGIN_UNKNOWN_CLOCK_MS
+		: firstSentWallMs + serverOffsetMs - SINCE_MARGIN_MS;
 }
 
 /**
@@ -54,7 +56,11 @@ export function serverClockOffset(dateHeader: unknown, receivedWallMs: number): 
 }
 
 function text(value: unknown): string | undefined {
-	return typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined;
+	return typeof value === 'string' && value !== ''
+		? value
+		: typeof value === 'number'
+			? String(value)
+			: undefined;
 }
 
 function timeOf(record: IDataObject, keys: string[]): number | undefined {
@@ -87,20 +93,42 @@ function recordsOf(page: unknown, listKey: string): IDataObject[] | string {
 	if (!page || typeof page !== 'object') return 'the history could not be read';
 	const list = (page as IDataObject)[listKey];
 	if (!Array.isArray(list)) return `the history answer has no "${listKey}" list`;
-	return list.filter((entry): entry is IDataObject => entry !== null && typeof entry === 'object' && !Array.isArray(entry));
+	return list.filter(
+		(entry): entry is IDataObject =>
+			entry !== null && typeof entry === 'object' && !Array.isArray(entry),
+	);
 }
 
 /**
  * Decides from the candidates: records that match the request, are recent enough and are not
  * another item's. `unsure`: records that match but whose time cannot be read.
  */
-function decide(candidates: IDataObject[], unsure: number, full: boolean, ids: (record: IDataObject) => string[], shape: (record: IDataObject) => IDataObject, noun: string): LookupResult {
+function decide(
+	candidates: IDataObject[],
+	unsure: number,
+	full: boolean,
+	ids: (record: IDataObject) => string[],
+	shape: (record: IDataObject) => IDataObject,
+	noun: string,
+): LookupResult {
 	if (candidates.length > 1) {
-		return { kind: 'undecided', reason: `${candidates.length} matching ${noun} records were made since it was sent, and nothing tells which one, if any, is this item's` };
+		return {
+			kind: 'undecided',
+			reason: `${candidates.length} matching ${noun} records were made since it was sent, and nothing tells which one, if any, is this item's`,
+		};
 	}
-	if (unsure > 0) return { kind: 'undecided', reason: `a matching ${noun} record has no readable time, so it cannot be told apart from an earlier one` };
-	if (candidates.length === 1) return { kind: 'found', result: shape(candidates[0]), ids: ids(candidates[0]) };
-	if (full) return { kind: 'undecided', reason: `the history returned a full page, so a matching ${noun} record may be on a page it did not return` };
+	if (unsure > 0)
+		return {
+			kind: 'undecided',
+			reason: `a matching ${noun} record has no readable time, so it cannot be told apart from an earlier one`,
+		};
+	if (candidates.length === 1)
+		return { kind: 'found', result: shape(candidates[0]), ids: ids(candidates[0]) };
+	if (full)
+		return {
+			kind: 'undecided',
+			reason: `the history returned a full page, so a matching ${noun} record may be on a page it did not return`,
+		};
 	return { kind: 'absent' };
 }
 
@@ -118,7 +146,12 @@ export interface SmsSend {
  * through this API (when its `source` says) and is not already another item's. The filters
  * are checked here again, whatever the server applied.
  */
-export function matchSentSms(page: unknown, sms: SmsSend, window: LookupWindow, pageLimit: number): LookupResult {
+export function matchSentSms(
+	page: unknown,
+	sms: SmsSend,
+	window: LookupWindow,
+	pageLimit: number,
+): LookupResult {
 	const records = recordsOf(page, 'messages');
 	if (typeof records === 'string') return { kind: 'undecided', reason: records };
 	const matching = records.filter(
@@ -130,9 +163,18 @@ export function matchSentSms(page: unknown, sms: SmsSend, window: LookupWindow, 
 			!window.isClaimed(smsIds(record)),
 	);
 	const times = matching.map((record) => timeOf(record, ['sentAt', 'createdAt']));
-	const candidates = matching.filter((_, i) => times[i] !== undefined && times[i]! >= window.sinceMs);
+	const candidates = matching.filter(
+		(_, i) => times[i] !== undefined && times[i]! >= window.sinceMs,
+	);
 	const unsure = times.filter((time) => time === undefined).length;
-	return decide(candidates, unsure, records.length >= pageLimit, smsIds, (record) => sendResultOf(record, sms), 'SMS');
+	return decide(
+		candidates,
+		unsure,
+		records.length >= pageLimit,
+		smsIds,
+		(record) => sendResultOf(record, sms),
+		'SMS',
+	);
 }
 
 /** The record as the send result the API would have returned. */
@@ -162,7 +204,12 @@ export interface CallCreate {
 
 /** A field the record may leave out, but must agree with when it has it and the request set it. */
 function agrees(record: IDataObject, key: string, wanted: unknown): boolean {
-	return wanted === undefined || record[key] === undefined || record[key] === null || record[key] === wanted;
+	return (
+		wanted === undefined ||
+		record[key] === undefined ||
+		record[key] === null ||
+		record[key] === wanted
+	);
 }
 
 /**
@@ -172,7 +219,12 @@ function agrees(record: IDataObject, key: string, wanted: unknown): boolean {
  * with what the request said (agent phone, customer name, purpose) where it says it, and is
  * not already another item's.
  */
-export function matchCreatedCall(page: unknown, call: CallCreate, window: LookupWindow, pageLimit: number): LookupResult {
+export function matchCreatedCall(
+	page: unknown,
+	call: CallCreate,
+	window: LookupWindow,
+	pageLimit: number,
+): LookupResult {
 	const records = recordsOf(page, 'calls');
 	if (typeof records === 'string') return { kind: 'undecided', reason: records };
 	const matching = records.filter(
@@ -187,9 +239,18 @@ export function matchCreatedCall(page: unknown, call: CallCreate, window: Lookup
 			!window.isClaimed(callIds(record)),
 	);
 	const times = matching.map((record) => timeOf(record, ['createdAt', 'startedAt']));
-	const candidates = matching.filter((_, i) => times[i] !== undefined && times[i]! >= window.sinceMs);
+	const candidates = matching.filter(
+		(_, i) => times[i] !== undefined && times[i]! >= window.sinceMs,
+	);
 	const unsure = times.filter((time) => time === undefined).length;
-	return decide(candidates, unsure, records.length >= pageLimit, callIds, (record) => createResultOf(record, call), 'call');
+	return decide(
+		candidates,
+		unsure,
+		records.length >= pageLimit,
+		callIds,
+		(record) => createResultOf(record, call),
+		'call',
+	);
 }
 
 /** The record as the creation result the API would have returned. */
@@ -234,7 +295,14 @@ export class ClaimLedger {
  * still on its way, and that item's request would be lost. First come, first served.
  */
 export class LookupGate {
-	private readonly keys = new Map<string, { sending: number; lookingUp: boolean; queue: Array<{ kind: 'send' | 'lookUp'; grant: () => void }> }>();
+	private readonly keys = new Map<
+		string,
+		{
+			sending: number;
+			lookingUp: boolean;
+			queue: Array<{ kind: 'send' | 'lookUp'; grant: () => void }>;
+		}
+	>();
 
 	/** Waits for the key's turn; resolves with the function that leaves. */
 	enter(key: string, kind: 'send' | 'lookUp'): Promise<() => void> {

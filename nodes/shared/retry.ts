@@ -13,7 +13,12 @@ export interface RetryPolicy {
 	maxWaitMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 30_000, maxWaitMs: 120_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+	maxAttempts: 6,
+	baseDelayMs: 500,
+	maxDelayMs: 30_000,
+	maxWaitMs: 120_000,
+};
 
 /**
  * Before looking up a write whose request got no answer at all (a broken connection, a
@@ -33,7 +38,11 @@ export function parseRetryAfter(header: unknown, now: number): number | undefine
 }
 
 /** Exponential backoff with full jitter: a random delay up to base * 2^(attempt-1), capped. */
-export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
+export function backoffDelay(
+	attempt: number,
+	policy: RetryPolicy,
+	random: () => number = Math.random,
+): number {
 	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
 	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
@@ -45,7 +54,13 @@ export type Outcome =
 	 * has already waited after 429s; `windowFreesInMs`: when the key's rate window frees a place,
 	 * as the limiter counts it.
 	 */
-	| { kind: 'rateLimited'; retryAfterMs?: number; windowMs: number; windowFreesInMs: number; waitedMs: number }
+	| {
+			kind: 'rateLimited';
+			retryAfterMs?: number;
+			windowMs: number;
+			windowFreesInMs: number;
+			waitedMs: number;
+	  }
 	/** The connection failed before the request was sent (refused, DNS): nothing reached the server. */
 	| { kind: 'notSent' }
 	/**
@@ -79,7 +94,12 @@ export type RetryDecision =
 export function decideRetry(
 	outcome: Outcome,
 	attempt: number,
-	{ idempotent, canLookUp = false, policy = DEFAULT_RETRY, random }: { idempotent: boolean; canLookUp?: boolean; policy?: RetryPolicy; random?: () => number },
+	{
+		idempotent,
+		canLookUp = false,
+		policy = DEFAULT_RETRY,
+		random,
+	}: { idempotent: boolean; canLookUp?: boolean; policy?: RetryPolicy; random?: () => number },
 ): RetryDecision {
 	const lastAttempt = attempt >= policy.maxAttempts;
 	const backoff = backoffDelay(attempt, policy, random);
@@ -94,21 +114,35 @@ export function decideRetry(
 			// Until a whole window has been waited out, wait for the window to free a place; after
 			// that, a 429 comes from elsewhere (another client on the key, a stricter server): back off.
 			const windowWaitedOut = outcome.waitedMs >= outcome.windowMs;
-			let delayMs = Math.min(ceiling, windowWaitedOut ? backoff : Math.max(backoff, outcome.windowFreesInMs));
+			let delayMs = Math.min(
+				ceiling,
+				windowWaitedOut ? backoff : Math.max(backoff, outcome.windowFreesInMs),
+			);
 			if (lastAttempt) {
 				if (windowWaitedOut) return { action: 'stop', why: 'attempts' };
-				delayMs = Math.min(policy.maxWaitMs, Math.max(delayMs, outcome.windowMs - outcome.waitedMs));
+				delayMs = Math.min(
+					policy.maxWaitMs,
+					Math.max(delayMs, outcome.windowMs - outcome.waitedMs),
+				);
 			}
 			return { action: 'retry', delayMs, holdKeyMs: delayMs };
 		}
 		case 'notSent':
-			return lastAttempt ? { action: 'stop', why: 'attempts' } : { action: 'retry', delayMs: backoff };
+			return lastAttempt
+				? { action: 'stop', why: 'attempts' }
+				: { action: 'retry', delayMs: backoff };
 		case 'unknown':
 			if (idempotent) {
 				if (lastAttempt) return { action: 'stop', why: 'attempts' };
-				return { action: 'retry', delayMs: Math.min(outcome.retryAfterMs ?? backoff, policy.maxWaitMs) };
+				return {
+					action: 'retry',
+					delayMs: Math.min(outcome.retryAfterMs ?? backoff, policy.maxWaitMs),
+				};
 			}
 			if (!canLookUp || lastAttempt) return { action: 'stop', why: 'unknownOutcome' };
-			return { action: 'lookUp', delayMs: outcome.responded ? backoff : Math.max(backoff, LOOKUP_SETTLE_MS) };
+			return {
+				action: 'lookUp',
+				delayMs: outcome.responded ? backoff : Math.max(backoff, LOOKUP_SETTLE_MS),
+			};
 	}
 }

@@ -61,7 +61,10 @@ export function nextCursor(page: SmsPage): string | undefined {
  * Reads up to `limit` records (Infinity for all), starting at `since`.
  * `maxPages` is a last-resort bound against a server that keeps inventing records.
  */
-export async function collectSms(fetchPage: FetchSmsPage, { limit, since, maxPages = 1000 }: { limit: number; since?: string; maxPages?: number }): Promise<CollectResult> {
+export async function collectSms(
+	fetchPage: FetchSmsPage,
+	{ limit, since, maxPages = 1000 }: { limit: number; since?: string; maxPages?: number },
+): Promise<CollectResult> {
 	const seen = new Set<string>();
 	const messages: SmsRecord[] = [];
 	let cursor = since;
@@ -88,7 +91,10 @@ export async function collectSms(fetchPage: FetchSmsPage, { limit, since, maxPag
 			};
 		}
 		if (pageNumber >= maxPages) {
-			return { messages, incomplete: `Stopped after ${maxPages} pages (${messages.length} messages). Narrow the filter to read the rest.` };
+			return {
+				messages,
+				incomplete: `Stopped after ${maxPages} pages (${messages.length} messages). Narrow the filter to read the rest.`,
+			};
 		}
 		cursor = following;
 	}

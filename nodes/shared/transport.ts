@@ -26,7 +26,13 @@ import type {
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { sleep, systemClock } from './clock';
-import { assertAccountKey, assertSafeUrl, assertUnifiedKey, canonicalAddress, CredentialRuleError } from './credentialRules';
+import {
+	assertAccountKey,
+	assertSafeUrl,
+	assertUnifiedKey,
+	canonicalAddress,
+	CredentialRuleError,
+} from './credentialRules';
 import {
 	describeAccountError,
 	describeNotTheApi,
@@ -37,12 +43,26 @@ import {
 	isUnifiedErrorBody,
 	isUnifiedSuccessBody,
 } from './errors';
-import { ACCOUNT_LIMIT, type RateLimiter, sharedLimiter, UNIFIED_LIMITS, type UnifiedService } from './pacing';
-import { ClaimLedger, LookupGate, type LookupResult, type LookupWindow, lookupSince, serverClockOffset } from './recovery';
+import {
+	ACCOUNT_LIMIT,
+	type RateLimiter,
+	sharedLimiter,
+	UNIFIED_LIMITS,
+	type UnifiedService,
+} from './pacing';
+import {
+	ClaimLedger,
+	LookupGate,
+	type LookupResult,
+	type LookupWindow,
+	lookupSince,
+	serverClockOffset,
+} from './recovery';
 import { decideRetry, DEFAULT_RETRY, type Outcome, parseRetryAfter } from './retry';
 import { redactSecrets } from './secrets';
 
-export type CommsContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;
+export type CommsContext =
+	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;
 
 export const ACCOUNT_CREDENTIAL = 'commsAccountApi';
 export const UNIFIED_CREDENTIAL = 'commsUnifiedApi';
@@ -65,12 +85,20 @@ function fingerprint(...parts: string[]): string {
  * The pacing scope of a key at an address: the API's limits are per key. The address is
  * canonical first, so `https://API.example.com` and `https://api.example.com:443/` share one.
  */
-export function limiterScope(api: 'account' | 'unified', key: string, url: string, service?: UnifiedService): string {
+export function limiterScope(
+	api: 'account' | 'unified',
+	key: string,
+	url: string,
+	service?: UnifiedService,
+): string {
 	const base = `${api}:${fingerprint(key, canonicalAddress(url))}`;
 	return service ? `${base}:${service}` : base;
 }
 
-function parseConnection(credentialType: string, credentials: ICredentialDataDecryptedObject): Connection {
+function parseConnection(
+	credentialType: string,
+	credentials: ICredentialDataDecryptedObject,
+): Connection {
 	if (credentialType === ACCOUNT_CREDENTIAL) {
 		const key = assertAccountKey(credentials.apiKey);
 		const url = canonicalAddress(assertSafeUrl(credentials.baseUrl, 'Base URL'));
@@ -79,7 +107,12 @@ function parseConnection(credentialType: string, credentials: ICredentialDataDec
 	const { key } = assertUnifiedKey(credentials.apiKey);
 	const url = canonicalAddress(assertSafeUrl(credentials.endpointUrl, 'Endpoint URL'));
 	const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
-	return { credentialType, url, secrets: [key, secret].filter(Boolean), scope: limiterScope('unified', key, url) };
+	return {
+		credentialType,
+		url,
+		secrets: [key, secret].filter(Boolean),
+		scope: limiterScope('unified', key, url),
+	};
 }
 
 async function readConnection(ctx: CommsContext, credentialType: string): Promise<Connection> {
@@ -115,7 +148,12 @@ function cancelSignal(ctx: CommsContext): AbortSignal | undefined {
 /** The error and the causes it wraps (n8n wraps client errors in NodeApiError). */
 function causes(error: unknown): unknown[] {
 	const chain: unknown[] = [];
-	for (let current = error; current && chain.length < 6; current = (current as { cause?: unknown }).cause) chain.push(current);
+	for (
+		let current = error;
+		current && chain.length < 6;
+		current = (current as { cause?: unknown }).cause
+	)
+		chain.push(current);
 	return chain;
 }
 
@@ -123,7 +161,8 @@ function causes(error: unknown): unknown[] {
  * Codes of a failed connection: the system's (ECONNRESET, EAI_AGAIN, ...), and the HTTP
  * clients' own for a broken socket or timeout. Node's ERR_* codes of a bad argument are not.
  */
-const CONNECTION_CODE = /^(E(?!RR_)[A-Z_]+|ERR_NETWORK|ERR_SOCKET_CONNECTION_TIMEOUT|UND_ERR_[A-Z_]+)$/;
+const CONNECTION_CODE =
+	/^(E(?!RR_)[A-Z_]+|ERR_NETWORK|ERR_SOCKET_CONNECTION_TIMEOUT|UND_ERR_[A-Z_]+)$/;
 
 /** The code of a failed connection, read from n8n's wrapper and the client error beneath it. */
 function networkCode(error: unknown): string | undefined {
@@ -135,7 +174,14 @@ function networkCode(error: unknown): string | undefined {
 }
 
 /** Nothing reached the server: safe to send again. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
+const NOT_SENT = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'ENETUNREACH',
+	'EHOSTUNREACH',
+	'EADDRNOTAVAIL',
+]);
 
 /**
  * How long one request may take, all of it: connecting, the answer's headers and its body.
@@ -204,9 +250,19 @@ interface Attempt {
 	reconcile?: Reconcile;
 }
 
-function apiError(ctx: CommsContext, connection: Connection, found: ErrorDescription, body: unknown, itemIndex?: number): NodeApiError {
+function apiError(
+	ctx: CommsContext,
+	connection: Connection,
+	found: ErrorDescription,
+	body: unknown,
+	itemIndex?: number,
+): NodeApiError {
 	const safe = redactSecrets({ found, body }, connection.secrets);
-	const response = (safe.body && typeof safe.body === 'object' ? safe.body : { message: String(safe.body ?? '').slice(0, 300) }) as JsonObject;
+	const response = (
+		safe.body && typeof safe.body === 'object'
+			? safe.body
+			: { message: String(safe.body ?? '').slice(0, 300) }
+	) as JsonObject;
 	const error = new NodeApiError(ctx.getNode(), response, {
 		message: safe.found.message,
 		description: safe.found.description,
@@ -221,7 +277,15 @@ function apiError(ctx: CommsContext, connection: Connection, found: ErrorDescrip
 	return error;
 }
 
-function plainError(ctx: CommsContext, connection: Connection, message: string, description: string, apiCode: string, itemIndex?: number, httpCode?: number): NodeApiError {
+function plainError(
+	ctx: CommsContext,
+	connection: Connection,
+	message: string,
+	description: string,
+	apiCode: string,
+	itemIndex?: number,
+	httpCode?: number,
+): NodeApiError {
 	const safeMessage = redactSecrets(message, connection.secrets);
 	const error = new NodeApiError(ctx.getNode(), { message: apiCode } as JsonObject, {
 		message: safeMessage,
@@ -246,61 +310,144 @@ type Ending =
 	 * Carried out or not, nobody can say. `label` names what happened ("HTTP 500"), `reason`
 	 * says it in a sentence; `status`/`body` when an answer came.
 	 */
-	| { kind: 'unknown'; label: string; reason: string; code: string; status?: number; body?: unknown; retryAfterMs?: number };
+	| {
+			kind: 'unknown';
+			label: string;
+			reason: string;
+			code: string;
+			status?: number;
+			body?: unknown;
+			retryAfterMs?: number;
+	  };
 
-const GATEWAY_STATUS: Record<number, string> = { 502: 'bad gateway', 503: 'service unavailable', 504: 'gateway timeout' };
+const GATEWAY_STATUS: Record<number, string> = {
+	502: 'bad gateway',
+	503: 'service unavailable',
+	504: 'gateway timeout',
+};
 
 /** Reads an answer of the API (or of whatever answered in its place). */
-function classifyResponse(ctx: CommsContext, connection: Connection, attempt: Attempt, status: number, body: unknown, retryAfterMs: number | undefined): Ending {
+function classifyResponse(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	status: number,
+	body: unknown,
+	retryAfterMs: number | undefined,
+): Ending {
 	const where = redactSecrets(connection.url, connection.secrets);
-	const notTheApi = (): Ending => ({ kind: 'refused', error: apiError(ctx, connection, describeNotTheApi(attempt.apiName, where, attempt.addressField, status, body), body, attempt.itemIndex) });
-	const apiFailure = attempt.api === 'account' ? isAccountErrorBody(body) : isUnifiedErrorBody(body);
+	const notTheApi = (): Ending => ({
+		kind: 'refused',
+		error: apiError(
+			ctx,
+			connection,
+			describeNotTheApi(attempt.apiName, where, attempt.addressField, status, body),
+			body,
+			attempt.itemIndex,
+		),
+	});
+	const apiFailure =
+		attempt.api === 'account' ? isAccountErrorBody(body) : isUnifiedErrorBody(body);
 	// A body with `success: false` is a failure whatever the status (the Unified API's statuses are not documented).
-	const saidFailure = body !== null && typeof body === 'object' && (body as IDataObject).success === false;
+	const saidFailure =
+		body !== null && typeof body === 'object' && (body as IDataObject).success === false;
 
 	if (status >= 200 && status < 300 && !saidFailure) {
-		const isApi = attempt.api === 'account' ? isAccountSuccessBody(body) : isUnifiedSuccessBody(body);
+		const isApi =
+			attempt.api === 'account' ? isAccountSuccessBody(body) : isUnifiedSuccessBody(body);
 		return isApi ? { kind: 'success', body: body as IDataObject } : notTheApi();
 	}
 	if (status === 429) return { kind: 'rateLimited', status, body, retryAfterMs };
 	if (status >= 300 && status < 400) return notTheApi();
 
-	const code = apiFailure ? String((body as IDataObject)[attempt.api === 'account' ? 'error' : 'code']) : `HTTP_${status}`;
-	const unknown = (reason: string): Ending => ({ kind: 'unknown', label: `HTTP ${status}`, reason, code, status, body, retryAfterMs });
+	const code = apiFailure
+		? String((body as IDataObject)[attempt.api === 'account' ? 'error' : 'code'])
+		: `HTTP_${status}`;
+	const unknown = (reason: string): Ending => ({
+		kind: 'unknown',
+		label: `HTTP ${status}`,
+		reason,
+		code,
+		status,
+		body,
+		retryAfterMs,
+	});
 	if (apiFailure) {
 		// The API's own answer. Its 500 (and the Unified API's INTERNAL_ERROR) may come after
 		// the work was done; its other errors are refusals (the Account API's 502 is the carrier's).
-		if (attempt.api === 'unified' && code === 'INTERNAL_ERROR') return unknown(`the ${attempt.apiName} reported an internal error (HTTP ${status}, INTERNAL_ERROR)`);
-		const documentedRefusal = attempt.api === 'account' ? status === 502 : UNIFIED_REFUSALS.has(code);
-		if (status >= 500 && !documentedRefusal) return unknown(`the ${attempt.apiName} answered HTTP ${status} (${status === 500 ? 'an unexpected failure' : (GATEWAY_STATUS[status] ?? 'a server error')})`);
-		return { kind: 'refused', error: apiError(ctx, connection, attempt.describe(status, body), body, attempt.itemIndex) };
+		if (attempt.api === 'unified' && code === 'INTERNAL_ERROR')
+			return unknown(
+				`the ${attempt.apiName} reported an internal error (HTTP ${status}, INTERNAL_ERROR)`,
+			);
+		const documentedRefusal =
+			attempt.api === 'account' ? status === 502 : UNIFIED_REFUSALS.has(code);
+		if (status >= 500 && !documentedRefusal)
+			return unknown(
+				`the ${attempt.apiName} answered HTTP ${status} (${status === 500 ? 'an unexpected failure' : (GATEWAY_STATUS[status] ?? 'a server error')})`,
+			);
+		return {
+			kind: 'refused',
+			error: apiError(ctx, connection, attempt.describe(status, body), body, attempt.itemIndex),
+		};
 	}
 	// Not the API's own shape: a proxy's or gateway's page, or not the API at all.
-	if (status === 500) return unknown(`the ${attempt.apiName} answered HTTP 500 (an unexpected failure)`);
-	if (status >= 500) return unknown(`a gateway or proxy in front of the ${attempt.apiName} answered HTTP ${status}${GATEWAY_STATUS[status] ? ` (${GATEWAY_STATUS[status]})` : ''}`);
+	if (status === 500)
+		return unknown(`the ${attempt.apiName} answered HTTP 500 (an unexpected failure)`);
+	if (status >= 500)
+		return unknown(
+			`a gateway or proxy in front of the ${attempt.apiName} answered HTTP ${status}${GATEWAY_STATUS[status] ? ` (${GATEWAY_STATUS[status]})` : ''}`,
+		);
 	return notTheApi();
 }
 
 /** Unified API codes that are refusals, documented as such: nothing was done. */
-const UNIFIED_REFUSALS = new Set(['MISSING_API_KEY', 'INVALID_API_KEY', 'INSUFFICIENT_CREDITS', 'SERVICE_UNAVAILABLE']);
+const UNIFIED_REFUSALS = new Set([
+	'MISSING_API_KEY',
+	'INVALID_API_KEY',
+	'INSUFFICIENT_CREDITS',
+	'SERVICE_UNAVAILABLE',
+]);
 
 /** Reads a failure to get an answer at all. */
-function classifyFailure(ctx: CommsContext, connection: Connection, attempt: Attempt, failure: unknown, timedOut: boolean): Ending {
+function classifyFailure(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	failure: unknown,
+	timedOut: boolean,
+): Ending {
 	if (timedOut) {
 		const seconds = Math.round(requestTimeoutMs / 100) / 10;
-		return { kind: 'unknown', label: `no answer within ${seconds} s`, reason: `the ${attempt.apiName} did not answer within ${seconds} seconds`, code: 'ETIMEDOUT' };
+		return {
+			kind: 'unknown',
+			label: `no answer within ${seconds} s`,
+			reason: `the ${attempt.apiName} did not answer within ${seconds} seconds`,
+			code: 'ETIMEDOUT',
+		};
 	}
 	const code = networkCode(failure);
-	if (code === 'ERR_CANCELED') throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex: attempt.itemIndex });
+	if (code === 'ERR_CANCELED')
+		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', {
+			itemIndex: attempt.itemIndex,
+		});
 	if (!code) {
 		// Not a connection failure: the credential's own rules, or n8n refusing the request
 		// (its SSRF protection, for one). Nothing to retry; say what it was, without secrets.
-		const rule = causes(failure).find((cause) => cause instanceof CredentialRuleError) as Error | undefined;
-		const message = redactSecrets(String((rule ?? (failure as Error))?.message ?? failure), connection.secrets);
+		const rule = causes(failure).find((cause) => cause instanceof CredentialRuleError) as
+			Error | undefined;
+		const message = redactSecrets(
+			String((rule ?? (failure as Error))?.message ?? failure),
+			connection.secrets,
+		);
 		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: attempt.itemIndex });
 	}
 	if (NOT_SENT.has(code)) return { kind: 'notSent', code };
-	return { kind: 'unknown', label: code, reason: `the connection to the ${attempt.apiName} broke after the request was sent (${code})`, code };
+	return {
+		kind: 'unknown',
+		label: code,
+		reason: `the connection to the ${attempt.apiName} broke after the request was sent (${code})`,
+		code,
+	};
 }
 
 /** A context whose cancel signal is `signal`: n8n gives every request the execution's own cancel signal, replacing the request's. */
@@ -310,7 +457,12 @@ function withCancelSignal(ctx: CommsContext, signal: AbortSignal): CommsContext 
 }
 
 /** One attempt: a place under the key's limit, then the request, bounded as a whole by the timeout. */
-async function dispatch(ctx: CommsContext, connection: Connection, attempt: Attempt, cancel: AbortSignal | undefined) {
+async function dispatch(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	cancel: AbortSignal | undefined,
+) {
 	const release = await attempt.limiter.acquire(cancel);
 	const deadline = new AbortController();
 	const stopTimer = systemClock.setTimer(() => deadline.abort(), requestTimeoutMs);
@@ -330,12 +482,21 @@ async function dispatch(ctx: CommsContext, connection: Connection, attempt: Atte
 	};
 	const sentAtWallMs = Date.now();
 	try {
-		const response = (await ctx.helpers.httpRequestWithAuthentication.call(withCancelSignal(ctx, signal), connection.credentialType, options)) as IN8nHttpFullResponse;
+		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
+			withCancelSignal(ctx, signal),
+			connection.credentialType,
+			options,
+		)) as IN8nHttpFullResponse;
 		const offset = serverClockOffset(response.headers?.date, Date.now());
 		if (offset !== undefined) serverOffsets.set(connection.scope, offset);
 		return { response, sentAtWallMs, failure: undefined, timedOut: false };
 	} catch (failure) {
-		return { response: undefined, sentAtWallMs, failure, timedOut: deadline.signal.aborted && !cancel?.aborted };
+		return {
+			response: undefined,
+			sentAtWallMs,
+			failure,
+			timedOut: deadline.signal.aborted && !cancel?.aborted,
+		};
 	} finally {
 		stopTimer();
 		release();
@@ -354,7 +515,11 @@ function humanDuration(ms: number): string {
 	return `${Math.round(hours / 24)} days`;
 }
 
-async function send(ctx: CommsContext, connection: Connection, attempt: Attempt): Promise<IDataObject> {
+async function send(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+): Promise<IDataObject> {
 	const cancel = cancelSignal(ctx);
 	const { reconcile } = attempt;
 	const execution = reconcile ? executionOf(ctx) : undefined;
@@ -369,15 +534,28 @@ async function send(ctx: CommsContext, connection: Connection, attempt: Attempt)
 		const leave = execution ? await execution.gate.enter(gateKey, 'send') : noop;
 		let ending: Ending;
 		try {
-			const { response, sentAtWallMs, failure, timedOut } = await dispatch(ctx, connection, attempt, cancel);
+			const { response, sentAtWallMs, failure, timedOut } = await dispatch(
+				ctx,
+				connection,
+				attempt,
+				cancel,
+			);
 			firstSentWallMs ??= sentAtWallMs;
 			if (response) {
 				const retryAfterMs = parseRetryAfter(response.headers?.['retry-after'], Date.now());
-				ending = classifyResponse(ctx, connection, attempt, response.statusCode, response.body, retryAfterMs);
+				ending = classifyResponse(
+					ctx,
+					connection,
+					attempt,
+					response.statusCode,
+					response.body,
+					retryAfterMs,
+				);
 			} else {
 				ending = classifyFailure(ctx, connection, attempt, failure, timedOut);
 			}
-			if (ending.kind === 'success' && execution && reconcile) execution.claims.claim(scoped(reconcile.idsOf(ending.body)));
+			if (ending.kind === 'success' && execution && reconcile)
+				execution.claims.claim(scoped(reconcile.idsOf(ending.body)));
 		} finally {
 			leave();
 		}
@@ -394,35 +572,73 @@ async function send(ctx: CommsContext, connection: Connection, attempt: Attempt)
 
 		const outcome: Outcome =
 			ending.kind === 'rateLimited'
-				? { kind: 'rateLimited', retryAfterMs: ending.retryAfterMs, windowMs: attempt.limiter.limit.windowMs, windowFreesInMs: attempt.limiter.msUntilWindowFrees(), waitedMs: rateLimitWaitedMs }
+				? {
+						kind: 'rateLimited',
+						retryAfterMs: ending.retryAfterMs,
+						windowMs: attempt.limiter.limit.windowMs,
+						windowFreesInMs: attempt.limiter.msUntilWindowFrees(),
+						waitedMs: rateLimitWaitedMs,
+					}
 				: ending.kind === 'notSent'
 					? { kind: 'notSent' }
-					: { kind: 'unknown', responded: ending.status !== undefined, retryAfterMs: ending.retryAfterMs };
-		const decision = decideRetry(outcome, number, { idempotent: attempt.method === 'GET', canLookUp: reconcile !== undefined });
+					: {
+							kind: 'unknown',
+							responded: ending.status !== undefined,
+							retryAfterMs: ending.retryAfterMs,
+						};
+		const decision = decideRetry(outcome, number, {
+			idempotent: attempt.method === 'GET',
+			canLookUp: reconcile !== undefined,
+		});
 
-		if (decision.action === 'stop') throw finalError(ctx, connection, attempt, ending, decision.why);
+		if (decision.action === 'stop')
+			throw finalError(ctx, connection, attempt, ending, decision.why);
 
 		if (decision.action === 'retry') {
 			if (decision.holdKeyMs) attempt.limiter.pauseFor(decision.holdKeyMs);
 			if (ending.kind === 'rateLimited') rateLimitWaitedMs += decision.delayMs;
-			const what = ending.kind === 'rateLimited' ? `HTTP ${ending.status}` : ending.kind === 'notSent' ? `connection failed (${ending.code})` : ending.label;
-			ctx.logger?.debug(`${attempt.apiName}: ${what}, retrying in ${decision.delayMs} ms (attempt ${number})`);
+			const what =
+				ending.kind === 'rateLimited'
+					? `HTTP ${ending.status}`
+					: ending.kind === 'notSent'
+						? `connection failed (${ending.code})`
+						: ending.label;
+			ctx.logger?.debug(
+				`${attempt.apiName}: ${what}, retrying in ${decision.delayMs} ms (attempt ${number})`,
+			);
 			await sleep(systemClock, decision.delayMs, cancel);
 			continue;
 		}
 
 		// A write whose outcome is unknown: look it up before anything else.
 		const unknown = ending as Extract<Ending, { kind: 'unknown' }>;
-		ctx.logger?.debug(`${attempt.apiName}: ${unknown.label} on a write, looking it up in ${reconcile!.history} in ${decision.delayMs} ms (attempt ${number})`);
+		ctx.logger?.debug(
+			`${attempt.apiName}: ${unknown.label} on a write, looking it up in ${reconcile!.history} in ${decision.delayMs} ms (attempt ${number})`,
+		);
 		await sleep(systemClock, decision.delayMs, cancel);
-		const found = await lookUp(ctx, connection, attempt, execution!, gateKey, firstSentWallMs!, scoped);
+		const found = await lookUp(
+			ctx,
+			connection,
+			attempt,
+			execution!,
+			gateKey,
+			firstSentWallMs!,
+			scoped,
+		);
 		if (found.kind === 'found') {
 			const body = redactSecrets(found.result, connection.secrets);
 			body.recoveredAfter = unknown.label;
 			body.recovery = `After ${unknown.label} the outcome was unknown; ${reconcile!.what} was found in ${reconcile!.history}, so it was not sent again.`;
 			return body;
 		}
-		if (found.kind === 'undecided') throw unknownOutcomeError(ctx, connection, attempt, unknown, `Looking it up in ${reconcile!.history} could not settle it: ${found.reason}.`);
+		if (found.kind === 'undecided')
+			throw unknownOutcomeError(
+				ctx,
+				connection,
+				attempt,
+				unknown,
+				`Looking it up in ${reconcile!.history} could not settle it: ${found.reason}.`,
+			);
 		resentAfter = unknown.label;
 	}
 }
@@ -440,13 +656,22 @@ async function lookUp(
 	const reconcile = attempt.reconcile!;
 	const leave = await execution.gate.enter(gateKey, 'lookUp');
 	try {
-		const window = { sinceMs: lookupSince(firstSentWallMs, serverOffsets.get(connection.scope)), isClaimed: (ids: string[]) => execution.claims.isClaimed(scoped(ids)) };
+		const window = {
+			sinceMs: lookupSince(firstSentWallMs, serverOffsets.get(connection.scope)),
+			isClaimed: (ids: string[]) => execution.claims.isClaimed(scoped(ids)),
+		};
 		let found: LookupResult;
 		try {
 			found = await reconcile.find(ctx, window, attempt.itemIndex);
 		} catch (error) {
-			if (cancelSignal(ctx)?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex: attempt.itemIndex });
-			found = { kind: 'undecided', reason: `the look-up itself failed (${redactSecrets(String((error as Error)?.message ?? error), connection.secrets)})` };
+			if (cancelSignal(ctx)?.aborted)
+				throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', {
+					itemIndex: attempt.itemIndex,
+				});
+			found = {
+				kind: 'undecided',
+				reason: `the look-up itself failed (${redactSecrets(String((error as Error)?.message ?? error), connection.secrets)})`,
+			};
 		}
 		if (found.kind === 'found') execution.claims.claim(scoped(found.ids));
 		return found;
@@ -455,15 +680,38 @@ async function lookUp(
 	}
 }
 
-function unknownOutcomeError(ctx: CommsContext, connection: Connection, attempt: Attempt, ending: Extract<Ending, { kind: 'unknown' }>, lookedUp = ''): NodeApiError {
+function unknownOutcomeError(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	ending: Extract<Ending, { kind: 'unknown' }>,
+	lookedUp = '',
+): NodeApiError {
 	const reason = ending.reason.charAt(0).toUpperCase() + ending.reason.slice(1);
 	const message = `${reason}, so it is unknown whether ${attempt.action}. ${lookedUp ? `${lookedUp} ` : ''}It was not sent again, to avoid doing it twice: check before running this item again.`;
-	const description = ending.status === undefined ? 'Check the address in the credential and that the service is reachable from n8n.' : attempt.describe(ending.status, ending.body).description;
-	return plainError(ctx, connection, message, description, ending.code, attempt.itemIndex, ending.status);
+	const description =
+		ending.status === undefined
+			? 'Check the address in the credential and that the service is reachable from n8n.'
+			: attempt.describe(ending.status, ending.body).description;
+	return plainError(
+		ctx,
+		connection,
+		message,
+		description,
+		ending.code,
+		attempt.itemIndex,
+		ending.status,
+	);
 }
 
 /** The error a request ends with when it will not be tried again. */
-function finalError(ctx: CommsContext, connection: Connection, attempt: Attempt, ending: Exclude<Ending, { kind: 'success' | 'refused' }>, why: 'attempts' | 'waitTooLong' | 'unknownOutcome'): NodeApiError {
+function finalError(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	ending: Exclude<Ending, { kind: 'success' | 'refused' }>,
+	why: 'attempts' | 'waitTooLong' | 'unknownOutcome',
+): NodeApiError {
 	if (ending.kind === 'rateLimited') {
 		if (why === 'waitTooLong') {
 			const asked = humanDuration(ending.retryAfterMs ?? 0);
@@ -477,16 +725,37 @@ function finalError(ctx: CommsContext, connection: Connection, attempt: Attempt,
 				429,
 			);
 		}
-		return apiError(ctx, connection, attempt.describe(ending.status, ending.body), ending.body, attempt.itemIndex);
+		return apiError(
+			ctx,
+			connection,
+			attempt.describe(ending.status, ending.body),
+			ending.body,
+			attempt.itemIndex,
+		);
 	}
-	if (ending.kind === 'unknown' && (why === 'unknownOutcome' || attempt.method !== 'GET')) return unknownOutcomeError(ctx, connection, attempt, ending);
-	if (ending.kind === 'unknown' && ending.status !== undefined) return apiError(ctx, connection, attempt.describe(ending.status, ending.body), ending.body, attempt.itemIndex);
+	if (ending.kind === 'unknown' && (why === 'unknownOutcome' || attempt.method !== 'GET'))
+		return unknownOutcomeError(ctx, connection, attempt, ending);
+	if (ending.kind === 'unknown' && ending.status !== undefined)
+		return apiError(
+			ctx,
+			connection,
+			attempt.describe(ending.status, ending.body),
+			ending.body,
+			attempt.itemIndex,
+		);
 	const where = redactSecrets(connection.url, connection.secrets);
 	const message =
 		ending.code === 'ETIMEDOUT' && ending.kind === 'unknown'
 			? `The ${attempt.apiName} at ${where} did not answer within ${Math.round(requestTimeoutMs / 1000)} seconds, after retrying.`
 			: `Could not reach the ${attempt.apiName} at ${where} (${ending.code}).`;
-	return plainError(ctx, connection, message, 'Check the address in the credential and that the service is reachable from n8n.', ending.code, attempt.itemIndex);
+	return plainError(
+		ctx,
+		connection,
+		message,
+		'Check the address in the credential and that the service is reachable from n8n.',
+		ending.code,
+		attempt.itemIndex,
+	);
 }
 
 export interface AccountRequest {
@@ -511,9 +780,14 @@ export interface AccountRequest {
  * A request to the Account API v1. Returns the body of a success (an object with
  * `success: true`, cleared of secrets); anything else is a NodeApiError.
  */
-export async function accountApiRequest(ctx: CommsContext, request: AccountRequest): Promise<IDataObject> {
+export async function accountApiRequest(
+	ctx: CommsContext,
+	request: AccountRequest,
+): Promise<IDataObject> {
 	const connection = await getConnection(ctx, ACCOUNT_CREDENTIAL);
-	const qs = request.qs && Object.fromEntries(Object.entries(request.qs).filter(([, v]) => v !== undefined && v !== ''));
+	const qs =
+		request.qs &&
+		Object.fromEntries(Object.entries(request.qs).filter(([, v]) => v !== undefined && v !== ''));
 	return await send(ctx, connection, {
 		method: request.method,
 		url: `${connection.url}${request.path}`,

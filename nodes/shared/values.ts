@@ -40,12 +40,20 @@ interface DateTimeMarker {
 }
 
 function isDateTimeMarker(value: unknown): value is DateTimeMarker {
-	return typeof value === 'object' && value !== null && (value as DateTimeMarker).__n8nType === 'DateTime' && typeof (value as DateTimeMarker).__isoString === 'string';
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		(value as DateTimeMarker).__n8nType === 'DateTime' &&
+		typeof (value as DateTimeMarker).__isoString === 'string'
+	);
 }
 
 /** A Date, also one from another realm (an expression sandbox), where instanceof fails. */
 function isDate(value: unknown): value is Date {
-	return Object.prototype.toString.call(value) === '[object Date]' && typeof (value as Date).getTime === 'function';
+	return (
+		Object.prototype.toString.call(value) === '[object Date]' &&
+		typeof (value as Date).getTime === 'function'
+	);
 }
 
 export type Instant = { iso: string } | { error: string };
@@ -55,7 +63,9 @@ const EPOCH_SECONDS_BELOW = 1e11;
 
 function fromMillis(ms: number): Instant {
 	const date = new Date(ms);
-	return Number.isNaN(date.getTime()) ? { error: 'it is out of range' } : { iso: date.toISOString() };
+	return Number.isNaN(date.getTime())
+		? { error: 'it is out of range' }
+		: { iso: date.toISOString() };
 }
 
 /** An ISO 8601 time followed by an offset: ...T09:30Z, ...T09:30:00+01:00, ...T09:30-0500, ...T09:30-05. */
@@ -72,7 +82,8 @@ const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\
  */
 export function instantOf(value: unknown, timeZone: string): Instant {
 	if (isDate(value)) return fromMillis(value.getTime());
-	if (isDateTimeLike(value)) return value.isValid ? fromMillis(value.toMillis()) : { error: 'it is an invalid DateTime' };
+	if (isDateTimeLike(value))
+		return value.isValid ? fromMillis(value.toMillis()) : { error: 'it is an invalid DateTime' };
 	if (isDateTimeMarker(value)) return instantOf(value.__isoString, timeZone);
 	if (typeof value === 'number') {
 		if (!Number.isFinite(value)) return { error: 'it is not a finite number' };
@@ -91,10 +102,25 @@ export function instantOf(value: unknown, timeZone: string): Instant {
 		return Number.isNaN(ms) ? { error: 'it is not a date and time' } : fromMillis(ms);
 	}
 	const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '0'] = wall;
-	const parts = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Number(frac.padEnd(3, '0').slice(0, 3))] as const;
+	const parts = [
+		Number(y),
+		Number(mo) - 1,
+		Number(d),
+		Number(h),
+		Number(mi),
+		Number(s),
+		Number(frac.padEnd(3, '0').slice(0, 3)),
+	] as const;
 	const utc = Date.UTC(...parts);
 	const check = new Date(utc);
-	if (Number.isNaN(utc) || check.getUTCMonth() !== parts[1] || check.getUTCDate() !== parts[2] || parts[3] > 23 || parts[4] > 59 || parts[5] > 59) {
+	if (
+		Number.isNaN(utc) ||
+		check.getUTCMonth() !== parts[1] ||
+		check.getUTCDate() !== parts[2] ||
+		parts[3] > 23 ||
+		parts[4] > 59 ||
+		parts[5] > 59
+	) {
 		return { error: 'it is not a date and time' };
 	}
 	const ms = wallTimeToUtc(utc, timeZone);
@@ -118,7 +144,9 @@ export function zoneOffsetMs(ms: number, timeZone: string): number | undefined {
 	} catch {
 		return undefined;
 	}
-	const part = Object.fromEntries(format.formatToParts(new Date(ms)).map(({ type, value }) => [type, Number(value)]));
+	const part = Object.fromEntries(
+		format.formatToParts(new Date(ms)).map(({ type, value }) => [type, Number(value)]),
+	);
 	const asUtc = Date.UTC(part.year, part.month - 1, part.day, part.hour, part.minute, part.second);
 	return asUtc - (ms - (((ms % 1000) + 1000) % 1000));
 }
@@ -141,6 +169,11 @@ export function wallTimeToUtc(wallAsUtc: number, timeZone: string): number | und
 
 /** A whole number from a number or numeric text; undefined otherwise. */
 export function integerOf(value: unknown): number | undefined {
-	const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+	const number =
+		typeof value === 'number'
+			? value
+			: typeof value === 'string' && value.trim() !== ''
+				? Number(value)
+				: NaN;
 	return Number.isInteger(number) ? number : undefined;
 }

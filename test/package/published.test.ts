@@ -28,10 +28,18 @@ const ALLOWED_AT_RUN_TIME = new Set(['n8n-workflow', 'crypto', 'node:crypto']);
 let tarballFiles: Set<string>;
 
 beforeAll(() => {
-	execFileSync(process.execPath, [path.join(root, 'node_modules', 'gulp', 'bin', 'gulp.js'), 'build', '--silent'], { cwd: root, stdio: 'pipe' });
+	execFileSync(
+		process.execPath,
+		[path.join(root, 'node_modules', 'gulp', 'bin', 'gulp.js'), 'build', '--silent'],
+		{ cwd: root, stdio: 'pipe' },
+	);
 	const npm = process.env.npm_execpath;
 	const [command, args] = npm ? [process.execPath, [npm]] : ['npm', []];
-	const out = execFileSync(command, [...args, 'pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	const out = execFileSync(command, [...args, 'pack', '--dry-run', '--json', '--ignore-scripts'], {
+		cwd: root,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	const [{ files }] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
 	tarballFiles = new Set(files.map((file) => file.path));
 }, 120_000);
@@ -45,7 +53,10 @@ function describeInIsolation(entry: string): { name: string; icons: string[] } {
 		fs.mkdirSync(path.dirname(target), { recursive: true });
 		fs.copyFileSync(path.join(root, entry), target);
 		fs.mkdirSync(path.join(isolated, 'node_modules'));
-		fs.symlinkSync(path.join(root, 'node_modules', 'n8n-workflow'), path.join(isolated, 'node_modules', 'n8n-workflow'));
+		fs.symlinkSync(
+			path.join(root, 'node_modules', 'n8n-workflow'),
+			path.join(isolated, 'node_modules', 'n8n-workflow'),
+		);
 		const script = `
 			const exported = require(${JSON.stringify(target)});
 			const instance = new (Object.values(exported)[0])();
@@ -54,7 +65,11 @@ function describeInIsolation(entry: string): { name: string; icons: string[] } {
 			const add = (icon) => { if (typeof icon === 'string') icons.push(icon); else if (icon) icons.push(icon.light, icon.dark); };
 			add(d.icon);
 			process.stdout.write(JSON.stringify({ name: d.name, icons }));`;
-		const out = execFileSync(process.execPath, ['-e', script], { cwd: isolated, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NODE_PATH: '' } });
+		const out = execFileSync(process.execPath, ['-e', script], {
+			cwd: isolated,
+			encoding: 'utf8',
+			env: { PATH: process.env.PATH ?? '', NODE_PATH: '' },
+		});
 		return JSON.parse(out) as { name: string; icons: string[] };
 	} finally {
 		fs.rmSync(isolated, { recursive: true, force: true });
@@ -71,27 +86,41 @@ describe('the published package', () => {
 	});
 
 	it('ships no TypeScript sources, source maps or development tree', () => {
-		const stray = [...tarballFiles].filter((file) => /\.ts$|\.map$|^build\/|^sandbox\/|^harness\/|^test\//.test(file));
+		const stray = [...tarballFiles].filter((file) =>
+			/\.ts$|\.map$|^build\/|^sandbox\/|^harness\/|^test\//.test(file),
+		);
 		expect(stray).toEqual([]);
 	});
 
 	it.each(entries)('%s requires only n8n-workflow and allowed built-ins', (entry) => {
 		const code = fs.readFileSync(path.join(root, entry), 'utf8');
-		const required = new Set([...code.matchAll(/\brequire\((["'`])([^"'`]+)\1\)/g)].map((match) => match[2]));
+		const required = new Set(
+			[...code.matchAll(/\brequire\((["'`])([^"'`]+)\1\)/g)].map((match) => match[2]),
+		);
 		const notAllowed = [...required].filter((name) => !ALLOWED_AT_RUN_TIME.has(name));
 		expect(notAllowed).toEqual([]);
 		// Node built-ins other than crypto would be refused by the scanner on n8n Cloud too.
-		expect([...required].filter((name) => builtinModules.includes(name.replace(/^node:/, '')) && !ALLOWED_AT_RUN_TIME.has(name))).toEqual([]);
+		expect(
+			[...required].filter(
+				(name) =>
+					builtinModules.includes(name.replace(/^node:/, '')) && !ALLOWED_AT_RUN_TIME.has(name),
+			),
+		).toEqual([]);
 	});
 
-	it.each(entries)('%s loads with libphonenumber-js out of reach, and every icon it names ships', (entry) => {
-		const { name, icons } = describeInIsolation(entry);
-		expect(name).toBeTruthy();
-		expect(icons.length).toBeGreaterThan(0);
-		for (const icon of icons) {
-			expect(icon).toMatch(/^file:/);
-			const file = path.posix.normalize(path.posix.join(path.posix.dirname(entry), icon.slice('file:'.length)));
-			expect({ icon, inTarball: tarballFiles.has(file) }).toEqual({ icon, inTarball: true });
-		}
-	});
+	it.each(entries)(
+		'%s loads with libphonenumber-js out of reach, and every icon it names ships',
+		(entry) => {
+			const { name, icons } = describeInIsolation(entry);
+			expect(name).toBeTruthy();
+			expect(icons.length).toBeGreaterThan(0);
+			for (const icon of icons) {
+				expect(icon).toMatch(/^file:/);
+				const file = path.posix.normalize(
+					path.posix.join(path.posix.dirname(entry), icon.slice('file:'.length)),
+				);
+				expect({ icon, inTarball: tarballFiles.has(file) }).toEqual({ icon, inTarball: true });
+			}
+		},
+	);
 });

@@ -11,7 +11,9 @@ describe('Account API authentication', () => {
 	});
 
 	it('accepts the key in X-API-Key', async () => {
-		const res = await accountApi(sandbox(), ACCOUNT_KEYS.unrestricted, 'x-api-key').get('/v1/numbers');
+		const res = await accountApi(sandbox(), ACCOUNT_KEYS.unrestricted, 'x-api-key').get(
+			'/v1/numbers',
+		);
 		expect(res.status).toBe(200);
 		expect(res.body.count).toBe(3);
 	});
@@ -30,18 +32,26 @@ describe('Account API authentication', () => {
 		expect(none.status).toBe(401);
 		expect(none.body).toMatchObject({ success: false, error: 'missing_api_key' });
 		expect(typeof none.body.message).toBe('string');
-		const empty = await http('GET', `${sandbox().url}/v1/numbers`, { headers: { authorization: 'Bearer ' } });
+		const empty = await http('GET', `${sandbox().url}/v1/numbers`, {
+			headers: { authorization: 'Bearer ' },
+		});
 		expect(empty.status).toBe(401);
 		expect(empty.body.error).toBe('missing_api_key');
 	});
 
 	it('gives 401 invalid_api_key for a wrong prefix, an unknown key, a rotated key and a non-Bearer scheme', async () => {
-		for (const key of ['key_live_sbx_7a3f9c1e5b2d', 'acc_sbx_unknown_000000', ACCOUNT_KEYS.revoked]) {
+		for (const key of [
+			'key_live_sbx_7a3f9c1e5b2d',
+			'acc_sbx_unknown_000000',
+			ACCOUNT_KEYS.revoked,
+		]) {
 			const res = await accountApi(sandbox(), key).get('/v1/numbers');
 			expect(res.status).toBe(401);
 			expect(res.body.error).toBe('invalid_api_key');
 		}
-		const basic = await http('GET', `${sandbox().url}/v1/numbers`, { headers: { authorization: 'Basic abc' } });
+		const basic = await http('GET', `${sandbox().url}/v1/numbers`, {
+			headers: { authorization: 'Basic abc' },
+		});
 		expect(basic.status).toBe(401);
 		expect(basic.body.error).toBe('invalid_api_key');
 	});
@@ -58,7 +68,11 @@ describe('Account API authentication', () => {
 			await api.get('/v1/numbers'),
 			await api.get('/v1/calls'),
 			await api.get('/v1/sms'),
-			await api.post('/v1/sms', { phoneDocId: PHONE_DOC_IDS.suspended, to: '+447700900123', message: 'x' }),
+			await api.post('/v1/sms', {
+				phoneDocId: PHONE_DOC_IDS.suspended,
+				to: '+447700900123',
+				message: 'x',
+			}),
 			await api.post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.suspended, to: '+447700900123' }),
 		];
 		for (const res of responses) {
@@ -86,7 +100,9 @@ describe('Account API authentication', () => {
 		expect(wrongVerb.status).toBe(405);
 		expect(wrongVerb.body.error).toBe('method_not_allowed');
 		expect(wrongVerb.headers.allow).toBe('GET');
-		const del = await http('DELETE', `${sandbox().url}/v1/sms`, { headers: { 'x-api-key': ACCOUNT_KEYS.unrestricted } });
+		const del = await http('DELETE', `${sandbox().url}/v1/sms`, {
+			headers: { 'x-api-key': ACCOUNT_KEYS.unrestricted },
+		});
 		expect(del.status).toBe(405);
 		expect(del.headers.allow).toBe('GET, POST');
 	});
@@ -116,7 +132,9 @@ describe('GET /v1/numbers and key scoping', () => {
 	it('lists the three seeded numbers with every field for an unrestricted key', async () => {
 		const res = await accountApi(sandbox(), ACCOUNT_KEYS.unrestricted).get('/v1/numbers');
 		expect(res.body.scoping).toEqual({ unrestricted: true, allowedPhoneDocIds: [] });
-		const byId = Object.fromEntries(res.body.numbers.map((n: { phoneDocId: string }) => [n.phoneDocId, n]));
+		const byId = Object.fromEntries(
+			res.body.numbers.map((n: { phoneDocId: string }) => [n.phoneDocId, n]),
+		);
 		expect(byId[PHONE_DOC_IDS.main]).toEqual({
 			phoneDocId: PHONE_DOC_IDS.main,
 			label: 'Sandbox Trading - Main line',
@@ -126,7 +144,10 @@ describe('GET /v1/numbers and key scoping', () => {
 			status: 'active',
 		});
 		expect(byId[PHONE_DOC_IDS.noSms]).toMatchObject({ smsNumber: null, smsEnabled: false });
-		expect(byId[PHONE_DOC_IDS.smsDisabled]).toMatchObject({ smsNumber: '+447700900003', smsEnabled: false });
+		expect(byId[PHONE_DOC_IDS.smsDisabled]).toMatchObject({
+			smsNumber: '+447700900003',
+			smsEnabled: false,
+		});
 		expect(sandbox().numbers).toEqual({
 			main: PHONE_DOC_IDS.main,
 			noSms: PHONE_DOC_IDS.noSms,
@@ -136,8 +157,13 @@ describe('GET /v1/numbers and key scoping', () => {
 
 	it('shows a restricted key only its numbers, with its allow-list in scoping', async () => {
 		const res = await accountApi(sandbox(), ACCOUNT_KEYS.restricted).get('/v1/numbers');
-		expect(res.body.scoping).toEqual({ unrestricted: false, allowedPhoneDocIds: [PHONE_DOC_IDS.main] });
-		expect(res.body.numbers.map((n: { phoneDocId: string }) => n.phoneDocId)).toEqual([PHONE_DOC_IDS.main]);
+		expect(res.body.scoping).toEqual({
+			unrestricted: false,
+			allowedPhoneDocIds: [PHONE_DOC_IDS.main],
+		});
+		expect(res.body.numbers.map((n: { phoneDocId: string }) => n.phoneDocId)).toEqual([
+			PHONE_DOC_IDS.main,
+		]);
 		expect(res.body.count).toBe(1);
 	});
 
@@ -145,14 +171,22 @@ describe('GET /v1/numbers and key scoping', () => {
 		const api = accountApi(sandbox(), ACCOUNT_KEYS.restricted);
 		const other = PHONE_DOC_IDS.noSms;
 		const responses = [
-			await api.post('/v1/calls', { phoneDocId: other, to: '+447700900123', agentPhone: '+447700900100' }),
+			await api.post('/v1/calls', {
+				phoneDocId: other,
+				to: '+447700900123',
+				agentPhone: '+447700900100',
+			}),
 			await api.post('/v1/sms', { phoneDocId: other, to: '+447700900123', message: 'hi' }),
 			await api.get('/v1/sms', { phoneDocId: other }),
 			await api.get('/v1/calls', { phoneDocId: other }),
 		];
 		for (const res of responses) {
 			expect(res.status).toBe(403);
-			expect(res.body).toMatchObject({ success: false, error: 'phoneDocId_not_permitted', phoneDocId: other });
+			expect(res.body).toMatchObject({
+				success: false,
+				error: 'phoneDocId_not_permitted',
+				phoneDocId: other,
+			});
 		}
 	});
 

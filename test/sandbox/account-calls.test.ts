@@ -1,4 +1,10 @@
-import { ACCOUNT_KEYS, AGENT_PHONE, CARRIER_REJECT_CODE, PHONE_DOC_IDS, TEST_NUMBERS } from '../../sandbox';
+import {
+	ACCOUNT_KEYS,
+	AGENT_PHONE,
+	CARRIER_REJECT_CODE,
+	PHONE_DOC_IDS,
+	TEST_NUMBERS,
+} from '../../sandbox';
 import { accountApi, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
@@ -6,7 +12,11 @@ const api = () => accountApi(sandbox(), ACCOUNT_KEYS.unrestricted);
 const main = PHONE_DOC_IDS.main;
 
 async function createManual(body: Record<string, unknown> = {}) {
-	const res = await api().post('/v1/calls', { phoneDocId: main, to: TEST_NUMBERS.customer, ...body });
+	const res = await api().post('/v1/calls', {
+		phoneDocId: main,
+		to: TEST_NUMBERS.customer,
+		...body,
+	});
 	expect(res.status).toBe(201);
 	return res.body;
 }
@@ -41,7 +51,12 @@ describe('POST /v1/calls (manual)', () => {
 		expect(body.agentPhone).toBe('+447700900777');
 	});
 
-	const outcomes: [string, Record<string, string>, { at: number; status: string }[], Record<string, unknown>][] = [
+	const outcomes: [
+		string,
+		Record<string, string>,
+		{ at: number; status: string }[],
+		Record<string, unknown>,
+	][] = [
 		[
 			'normal conversation',
 			{},
@@ -114,21 +129,28 @@ describe('POST /v1/calls (manual)', () => {
 		expect(call.endReason).toBe(end.endReason);
 		expect(call.recordingUrl === null).toBe(!end.recording);
 		expect(call.endedAt).toBe(new Date(Date.parse(call.startedAt) + elapsed * 1000).toISOString());
-		expect(sandbox().control.balances().minutes).toEqual({ subscription: 500 - (end.billedMinutes as number), topUp: 100 });
+		expect(sandbox().control.balances().minutes).toEqual({
+			subscription: 500 - (end.billedMinutes as number),
+			topUp: 100,
+		});
 	});
 
 	it('bills from the moment the agent answered, in whole minutes rounded up', async () => {
 		const created = await createManual();
 		await advance(5);
 		const ringing = await manualCall(created.callId);
-		expect(ringing.agentAnsweredAt).toBe(new Date(Date.parse(ringing.startedAt) + 5000).toISOString());
+		expect(ringing.agentAnsweredAt).toBe(
+			new Date(Date.parse(ringing.startedAt) + 5000).toISOString(),
+		);
 		expect(ringing.endedAt).toBeNull();
 		expect(ringing.durationSeconds).toBeNull();
 		expect(ringing.billedMinutes).toBeNull();
 		expect(sandbox().control.balances().minutes.subscription).toBe(500);
 		await advance(200);
 		const ended = await manualCall(created.callId);
-		expect(ended.customerAnsweredAt).toBe(new Date(Date.parse(ringing.startedAt) + 11000).toISOString());
+		expect(ended.customerAnsweredAt).toBe(
+			new Date(Date.parse(ringing.startedAt) + 11000).toISOString(),
+		);
 		expect(Date.parse(ended.endedAt) - Date.parse(ended.agentAnsweredAt)).toBe(186_000);
 		expect(ended.billedMinutes).toBe(Math.ceil(186 / 60));
 	});
@@ -169,14 +191,21 @@ describe('POST /v1/calls (manual)', () => {
 	});
 
 	it('gives missing_agent_phone when neither agentPhone nor a key default exists', async () => {
-		const res = await accountApi(sandbox(), ACCOUNT_KEYS.restricted).post('/v1/calls', { phoneDocId: main, to: TEST_NUMBERS.customer });
+		const res = await accountApi(sandbox(), ACCOUNT_KEYS.restricted).post('/v1/calls', {
+			phoneDocId: main,
+			to: TEST_NUMBERS.customer,
+		});
 		expect(res.status).toBe(400);
 		expect(res.body.error).toBe('missing_agent_phone');
 	});
 
 	it('gives agent_phone_is_tc_number for any of the account service numbers', async () => {
 		for (const agentPhone of ['+441632960001', '+441632960002', '+447700900003']) {
-			const res = await api().post('/v1/calls', { phoneDocId: main, to: TEST_NUMBERS.customer, agentPhone });
+			const res = await api().post('/v1/calls', {
+				phoneDocId: main,
+				to: TEST_NUMBERS.customer,
+				agentPhone,
+			});
 			expect(res.status).toBe(400);
 			expect(res.body.error).toBe('agent_phone_is_tc_number');
 		}
@@ -205,10 +234,21 @@ describe('POST /v1/calls (manual)', () => {
 	});
 
 	it('gives 502 carrier_rejected with the carrier code for the carrier-reject test number, without charging', async () => {
-		const res = await api().post('/v1/calls', { phoneDocId: main, to: TEST_NUMBERS.carrierRejects });
+		const res = await api().post('/v1/calls', {
+			phoneDocId: main,
+			to: TEST_NUMBERS.carrierRejects,
+		});
 		expect(res.status).toBe(502);
-		expect(res.body).toMatchObject({ success: false, error: 'carrier_rejected', carrierCode: CARRIER_REJECT_CODE });
-		const ai = await api().post('/v1/calls', { phoneDocId: main, to: TEST_NUMBERS.carrierRejects, mode: 'ai' });
+		expect(res.body).toMatchObject({
+			success: false,
+			error: 'carrier_rejected',
+			carrierCode: CARRIER_REJECT_CODE,
+		});
+		const ai = await api().post('/v1/calls', {
+			phoneDocId: main,
+			to: TEST_NUMBERS.carrierRejects,
+			mode: 'ai',
+		});
 		expect(ai.status).toBe(502);
 		expect((await api().get('/v1/calls')).body.count).toBe(1);
 	});
@@ -216,7 +256,12 @@ describe('POST /v1/calls (manual)', () => {
 
 describe('POST /v1/calls (ai)', () => {
 	async function createAi(body: Record<string, unknown> = {}) {
-		return api().post('/v1/calls', { phoneDocId: main, to: TEST_NUMBERS.customer, mode: 'ai', ...body });
+		return api().post('/v1/calls', {
+			phoneDocId: main,
+			to: TEST_NUMBERS.customer,
+			mode: 'ai',
+			...body,
+		});
 	}
 
 	it('returns the AI creation result before the conversation, then completes and bills AI minutes', async () => {
@@ -235,7 +280,8 @@ describe('POST /v1/calls (ai)', () => {
 			availableAIMinutesBefore: 90,
 		});
 		const read = async () =>
-			(await api().get('/v1/calls', { mode: 'ai', phoneDocId: main, callId: res.body.callSid })).body.calls[0];
+			(await api().get('/v1/calls', { mode: 'ai', phoneDocId: main, callId: res.body.callSid }))
+				.body.calls[0];
 		expect((await read()).status).toBe('initiated');
 		await advance(10);
 		expect((await read()).status).toBe('in-progress');
@@ -276,7 +322,10 @@ describe('POST /v1/calls (ai)', () => {
 	});
 
 	it('accepts a custom purpose with a reason and refuses one without, or an unknown purpose', async () => {
-		const ok = await createAi({ callPurpose: 'custom', customCallReason: 'Confirm the delivery slot' });
+		const ok = await createAi({
+			callPurpose: 'custom',
+			customCallReason: 'Confirm the delivery slot',
+		});
 		expect(ok.status).toBe(201);
 		const missing = await createAi({ callPurpose: 'custom' });
 		expect(missing.status).toBe(400);
@@ -310,10 +359,21 @@ describe('GET /v1/calls', () => {
 		const res = await api().get('/v1/calls');
 		expect(res.body.success).toBe(true);
 		expect(res.body.mode).toBe('manual');
-		expect(res.body.calls.map((c: { callId: string }) => c.callId).slice(0, 2)).toEqual([second.callId, first.callId]);
+		expect(res.body.calls.map((c: { callId: string }) => c.callId).slice(0, 2)).toEqual([
+			second.callId,
+			first.callId,
+		]);
 		expect(res.body.count).toBe(3);
 		const record = res.body.calls[0];
-		for (const field of ['agentPhone', 'durationSeconds', 'startedAt', 'agentAnsweredAt', 'endedAt', 'recordingUrl', 'status']) {
+		for (const field of [
+			'agentPhone',
+			'durationSeconds',
+			'startedAt',
+			'agentAnsweredAt',
+			'endedAt',
+			'recordingUrl',
+			'status',
+		]) {
 			expect(record).toHaveProperty(field);
 		}
 	});
@@ -325,15 +385,19 @@ describe('GET /v1/calls', () => {
 		const other = await createManual({ phoneDocId: PHONE_DOC_IDS.noSms });
 		const all = await api().get('/v1/calls');
 		expect(all.body.count).toBe(3);
-		expect((await api().get('/v1/calls', { phoneDocId: PHONE_DOC_IDS.noSms })).body.calls.map((c: { callId: string }) => c.callId)).toEqual([
-			other.callId,
-		]);
+		expect(
+			(await api().get('/v1/calls', { phoneDocId: PHONE_DOC_IDS.noSms })).body.calls.map(
+				(c: { callId: string }) => c.callId,
+			),
+		).toEqual([other.callId]);
 		const byPeer = await api().get('/v1/calls', { peer: TEST_NUMBERS.customerBusy });
 		expect(byPeer.body.calls.map((c: { to: string }) => c.to)).toEqual([TEST_NUMBERS.customerBusy]);
 		expect((await api().get('/v1/calls', { since })).body.count).toBe(1);
-		expect((await api().get('/v1/calls', { status: 'busy' })).body.calls.map((c: { to: string }) => c.to)).toEqual([
-			TEST_NUMBERS.customerBusy,
-		]);
+		expect(
+			(await api().get('/v1/calls', { status: 'busy' })).body.calls.map(
+				(c: { to: string }) => c.to,
+			),
+		).toEqual([TEST_NUMBERS.customerBusy]);
 		expect((await api().get('/v1/calls', { status: 'ringing-agent' })).body.count).toBe(1);
 	});
 
@@ -370,7 +434,9 @@ describe('GET /v1/calls', () => {
 
 	it('rejects an unknown mode, a malformed peer or since, and an unknown phoneDocId', async () => {
 		expect((await api().get('/v1/calls', { mode: 'robot' })).body.error).toBe('invalid_mode');
-		expect((await api().get('/v1/calls', { peer: '07700900123' })).body.error).toBe('invalid_number');
+		expect((await api().get('/v1/calls', { peer: '07700900123' })).body.error).toBe(
+			'invalid_number',
+		);
 		expect((await api().get('/v1/calls', { since: 'yesterday' })).body.error).toBe('invalid_field');
 		const missing = await api().get('/v1/calls', { phoneDocId: 'pdoc_nope' });
 		expect(missing.status).toBe(404);
@@ -380,7 +446,11 @@ describe('GET /v1/calls', () => {
 	it('returns the AI history separately', async () => {
 		const res = await api().get('/v1/calls', { mode: 'ai', phoneDocId: main });
 		expect(res.body).toMatchObject({ success: true, mode: 'ai', count: 1 });
-		expect(res.body.calls[0]).toMatchObject({ mode: 'ai', customerName: 'Sam Example', status: 'completed' });
+		expect(res.body.calls[0]).toMatchObject({
+			mode: 'ai',
+			customerName: 'Sam Example',
+			status: 'completed',
+		});
 	});
 
 	it('pages with limit: default 50, above 200 clamped to 200, invalid refused', async () => {

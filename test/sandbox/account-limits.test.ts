@@ -14,7 +14,11 @@ describe('Account API rate limit', () => {
 		const limited = await api().get('/v1/calls');
 		expect(limited.status).toBe(429);
 		expect(limited.headers['retry-after']).toBe('60');
-		expect(limited.body).toMatchObject({ success: false, error: 'rate_limited', retryAfterSeconds: 60 });
+		expect(limited.body).toMatchObject({
+			success: false,
+			error: 'rate_limited',
+			retryAfterSeconds: 60,
+		});
 		expect(limited.body.message).toContain('600');
 	});
 
@@ -93,9 +97,16 @@ describe('Injected failures on the Account API', () => {
 
 	it('injects 502 with the carrier code', async () => {
 		sandbox().control.injectFailure({ status: 502, carrierCode: '21610' });
-		const res = await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer });
+		const res = await api().post('/v1/calls', {
+			phoneDocId: PHONE_DOC_IDS.main,
+			to: TEST_NUMBERS.customer,
+		});
 		expect(res.status).toBe(502);
-		expect(res.body).toMatchObject({ success: false, error: 'carrier_rejected', carrierCode: '21610' });
+		expect(res.body).toMatchObject({
+			success: false,
+			error: 'carrier_rejected',
+			carrierCode: '21610',
+		});
 	});
 
 	it('injects 429 with Retry-After, and 503', async () => {
@@ -115,7 +126,13 @@ describe('Injected failures on the Account API', () => {
 		const control = controlApi(sandbox());
 		const added = await control.post('/failures', { status: 500, count: 3, path: '/v1/calls/' });
 		expect(added.body.failures).toEqual([
-			expect.objectContaining({ status: 500, remaining: 3, path: '/v1/calls', api: null, service: null }),
+			expect.objectContaining({
+				status: 500,
+				remaining: 3,
+				path: '/v1/calls',
+				api: null,
+				service: null,
+			}),
 		]);
 		await api().get('/v1/calls');
 		expect((await control.get('/failures')).body.failures[0].remaining).toBe(2);

@@ -1,4 +1,10 @@
-import { ACCOUNT_KEYS, CARRIER_REJECT_CODE, PHONE_DOC_IDS, TEST_NUMBERS, startSandbox } from '../../sandbox';
+import {
+	ACCOUNT_KEYS,
+	CARRIER_REJECT_CODE,
+	PHONE_DOC_IDS,
+	TEST_NUMBERS,
+	startSandbox,
+} from '../../sandbox';
 import { accountApi, controlApi, http, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
@@ -6,9 +12,12 @@ const api = () => accountApi(sandbox(), ACCOUNT_KEYS.unrestricted);
 const main = PHONE_DOC_IDS.main;
 const peer = TEST_NUMBERS.customer;
 
-const send = (body: Record<string, unknown>) => api().post('/v1/sms', { phoneDocId: main, to: peer, message: 'Hello', ...body });
-const at = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
-const ids = (res: { body: { messages: { messageId: string }[] } }) => res.body.messages.map((m) => m.messageId);
+const send = (body: Record<string, unknown>) =>
+	api().post('/v1/sms', { phoneDocId: main, to: peer, message: 'Hello', ...body });
+const at = (iso: string, seconds: number) =>
+	new Date(Date.parse(iso) + seconds * 1000).toISOString();
+const ids = (res: { body: { messages: { messageId: string }[] } }) =>
+	res.body.messages.map((m) => m.messageId);
 
 describe('POST /v1/sms', () => {
 	it('sends from the paired SMS sender and returns the send result', async () => {
@@ -53,7 +62,12 @@ describe('POST /v1/sms', () => {
 	it('gives 400 message_too_long above 1600 characters', async () => {
 		const res = await send({ message: 'x'.repeat(1601) });
 		expect(res.status).toBe(400);
-		expect(res.body).toMatchObject({ success: false, error: 'message_too_long', length: 1601, maxLength: 1600 });
+		expect(res.body).toMatchObject({
+			success: false,
+			error: 'message_too_long',
+			length: 1601,
+			maxLength: 1600,
+		});
 	});
 
 	it('gives every documented error for the target number and fields', async () => {
@@ -85,7 +99,11 @@ describe('POST /v1/sms', () => {
 		sandbox().control.setBalances({ smsCredits: { subscription: 0, topUp: 1 } });
 		const long = await send({ message: 'x'.repeat(200) });
 		expect(long.status).toBe(402);
-		expect(long.body).toMatchObject({ error: 'insufficient_sms_credits', availableCredits: 1, requiredCredits: 2 });
+		expect(long.body).toMatchObject({
+			error: 'insufficient_sms_credits',
+			availableCredits: 1,
+			requiredCredits: 2,
+		});
 		expect((await send({})).status).toBe(201);
 		expect(sandbox().control.balances().smsCredits).toEqual({ subscription: 0, topUp: 0 });
 		const empty = await send({});
@@ -146,12 +164,19 @@ describe('GET /v1/sms', () => {
 		const res = await api().get('/v1/sms');
 		expect(res.status).toBe(200);
 		expect(res.body).toMatchObject({ success: true, count: 3 });
-		expect(new Set(res.body.messages.map((m: { direction: string }) => m.direction))).toEqual(new Set(['sent', 'received']));
+		expect(new Set(res.body.messages.map((m: { direction: string }) => m.direction))).toEqual(
+			new Set(['sent', 'received']),
+		);
 	});
 
 	it('looks up one message by messageId, overriding every other filter', async () => {
 		const { messageId } = (await send({})).body;
-		const res = await api().get('/v1/sms', { messageId, direction: 'received', peer: '+447700900999', limit: 1 });
+		const res = await api().get('/v1/sms', {
+			messageId,
+			direction: 'received',
+			peer: '+447700900999',
+			limit: 1,
+		});
 		expect(ids(res)).toEqual([messageId]);
 		expect(res.body.count).toBe(1);
 		expect(res.body.nextSince).toBe(res.body.messages[0].sentAt);
@@ -161,10 +186,16 @@ describe('GET /v1/sms', () => {
 		const res = await api().get('/v1/sms', { messageId: 'SMnope' });
 		expect(res.status).toBe(404);
 		expect(res.body).toMatchObject({ success: false, error: 'message_not_found' });
-		const [elsewhere] = sandbox().control.injectInboundSms({ phoneDocId: PHONE_DOC_IDS.smsDisabled });
+		const [elsewhere] = sandbox().control.injectInboundSms({
+			phoneDocId: PHONE_DOC_IDS.smsDisabled,
+		});
 		const restricted = accountApi(sandbox(), ACCOUNT_KEYS.restricted);
-		expect((await restricted.get('/v1/sms', { messageId: elsewhere.messageId as string })).status).toBe(404);
-		expect((await api().get('/v1/sms', { messageId: elsewhere.messageId as string })).status).toBe(200);
+		expect(
+			(await restricted.get('/v1/sms', { messageId: elsewhere.messageId as string })).status,
+		).toBe(404);
+		expect((await api().get('/v1/sms', { messageId: elsewhere.messageId as string })).status).toBe(
+			200,
+		);
 	});
 
 	it('filters by direction, phoneDocId and peer (conversation view)', async () => {
@@ -172,24 +203,42 @@ describe('GET /v1/sms', () => {
 		sandbox().control.injectInboundSms({ from: peer, body: 'from customer' });
 		sandbox().control.injectInboundSms({ from: '+447700900888', body: 'from someone else' });
 		const received = await api().get('/v1/sms', { direction: 'received' });
-		expect(received.body.messages.every((m: { direction: string }) => m.direction === 'received')).toBe(true);
+		expect(
+			received.body.messages.every((m: { direction: string }) => m.direction === 'received'),
+		).toBe(true);
 		expect(received.body.count).toBe(4);
 		const sent = await api().get('/v1/sms', { direction: 'sent' });
 		expect(sent.body.count).toBe(2);
 		const conversation = await api().get('/v1/sms', { peer });
-		expect(conversation.body.messages.map((m: { body: string }) => m.body).sort()).toEqual(['from customer', 'to customer']);
+		expect(conversation.body.messages.map((m: { body: string }) => m.body).sort()).toEqual([
+			'from customer',
+			'to customer',
+		]);
 		const receivedFromPeer = await api().get('/v1/sms', { peer, direction: 'received' });
-		expect(receivedFromPeer.body.messages.map((m: { body: string }) => m.body)).toEqual(['from customer']);
+		expect(receivedFromPeer.body.messages.map((m: { body: string }) => m.body)).toEqual([
+			'from customer',
+		]);
 		const byNumber = await api().get('/v1/sms', { phoneDocId: main });
 		expect(byNumber.body.count).toBe(6);
 		expect((await api().get('/v1/sms', { phoneDocId: PHONE_DOC_IDS.noSms })).body.count).toBe(0);
 	});
 
 	it('rejects a malformed direction, peer, since or limit and an unknown phoneDocId', async () => {
-		expect((await api().get('/v1/sms', { direction: 'both' })).body).toMatchObject({ error: 'invalid_field', field: 'direction' });
-		expect((await api().get('/v1/sms', { limit: 0 })).body).toMatchObject({ error: 'invalid_field', field: 'limit' });
-		expect((await api().get('/v1/sms', { since: 'not a date' })).body).toMatchObject({ error: 'invalid_field', field: 'since' });
-		expect((await api().get('/v1/sms', { phoneDocId: 'pdoc_nope' })).body.error).toBe('phoneDoc_not_found');
+		expect((await api().get('/v1/sms', { direction: 'both' })).body).toMatchObject({
+			error: 'invalid_field',
+			field: 'direction',
+		});
+		expect((await api().get('/v1/sms', { limit: 0 })).body).toMatchObject({
+			error: 'invalid_field',
+			field: 'limit',
+		});
+		expect((await api().get('/v1/sms', { since: 'not a date' })).body).toMatchObject({
+			error: 'invalid_field',
+			field: 'since',
+		});
+		expect((await api().get('/v1/sms', { phoneDocId: 'pdoc_nope' })).body.error).toBe(
+			'phoneDoc_not_found',
+		);
 		const unencoded = await http('GET', `${sandbox().url}/v1/sms?peer=+447700900123`, {
 			headers: { 'x-api-key': ACCOUNT_KEYS.unrestricted },
 		});
@@ -202,12 +251,17 @@ describe('GET /v1/sms', () => {
 		const base = sandbox().control.clock().now;
 		sandbox().control.injectInboundSms({ sentAts: [at(base, -1), base, at(base, 1)] });
 		const res = await api().get('/v1/sms', { direction: 'received', since: base });
-		expect(res.body.messages.map((m: { sentAt: string }) => m.sentAt).sort()).toEqual([base, at(base, 1)]);
+		expect(res.body.messages.map((m: { sentAt: string }) => m.sentAt).sort()).toEqual([
+			base,
+			at(base, 1),
+		]);
 	});
 
 	it('keeps a restricted key to its own numbers', async () => {
 		const res = await accountApi(sandbox(), ACCOUNT_KEYS.restricted).get('/v1/sms');
-		expect(res.body.messages.every((m: { phoneDocId: string }) => m.phoneDocId === main)).toBe(true);
+		expect(res.body.messages.every((m: { phoneDocId: string }) => m.phoneDocId === main)).toBe(
+			true,
+		);
 	});
 });
 
@@ -223,7 +277,11 @@ describe('SMS order, limit and nextSince', () => {
 		expect(ids(res)).toEqual([messages[4], messages[3], messages[2]].map((m) => m.messageId));
 		expect(res.body.nextSince).toBe(at(base, 2));
 		// Passing nextSince back as the inclusive lower bound returns the same newest page.
-		const again = await api().get('/v1/sms', { direction: 'received', since: res.body.nextSince, limit: 3 });
+		const again = await api().get('/v1/sms', {
+			direction: 'received',
+			since: res.body.nextSince,
+			limit: 3,
+		});
 		expect(ids(again)).toEqual(ids(res));
 	});
 
@@ -235,20 +293,27 @@ describe('SMS order, limit and nextSince', () => {
 		expect(ids(res)).toEqual(messages.slice(0, 3).map((m) => m.messageId));
 		expect(res.body.nextSince).toBe(base);
 		// Forward paging uses the newest sentAt returned, inclusive, dropping ids already seen.
-		const next = await api().get('/v1/sms', { direction: 'received', since: at(base, 2), limit: 3 });
+		const next = await api().get('/v1/sms', {
+			direction: 'received',
+			since: at(base, 2),
+			limit: 3,
+		});
 		expect(ids(next)).toEqual(messages.slice(2, 5).map((m) => m.messageId));
 	});
 
 	it('switches order over HTTP control and with the smsOrder option', async () => {
 		await controlApi(sandbox()).post('/settings', { smsOrder: 'oldestFirst' });
-		const bodies = (res: { body: { messages: { body: string }[] } }) => res.body.messages.map((m) => m.body);
+		const bodies = (res: { body: { messages: { body: string }[] } }) =>
+			res.body.messages.map((m) => m.body);
 		const oldestFirst = ['Hi, is my order ready?', 'Yes, it is ready for collection.', 'Thanks!'];
 		expect(bodies(await api().get('/v1/sms'))).toEqual(oldestFirst);
 		sandbox().reset();
 		expect(bodies(await api().get('/v1/sms'))).toEqual([...oldestFirst].reverse());
 		const other = await startSandbox({ port: 0, smsOrder: 'oldestFirst' });
 		try {
-			expect(bodies(await accountApi(other, ACCOUNT_KEYS.unrestricted).get('/v1/sms'))).toEqual(oldestFirst);
+			expect(bodies(await accountApi(other, ACCOUNT_KEYS.unrestricted).get('/v1/sms'))).toEqual(
+				oldestFirst,
+			);
 			other.reset();
 			expect(other.control.settings().smsOrder).toBe('oldestFirst');
 		} finally {

@@ -21,13 +21,19 @@ describe('command line arguments', () => {
 			smsOrder: 'oldestFirst',
 			quiet: true,
 		});
-		expect(parseArgs(['--port=0', '--sms-order=newestFirst'])).toEqual({ port: 0, smsOrder: 'newestFirst', quiet: false });
+		expect(parseArgs(['--port=0', '--sms-order=newestFirst'])).toEqual({
+			port: 0,
+			smsOrder: 'newestFirst',
+			quiet: false,
+		});
 	});
 
 	it('refuses bad values and unknown flags, and offers help', () => {
 		expect(parseArgs(['--port', 'x'])).toEqual({ error: expect.stringContaining('--port') });
 		expect(parseArgs(['--port', '70000'])).toEqual({ error: expect.stringContaining('--port') });
-		expect(parseArgs(['--sms-order', 'random'])).toEqual({ error: expect.stringContaining('newestFirst') });
+		expect(parseArgs(['--sms-order', 'random'])).toEqual({
+			error: expect.stringContaining('newestFirst'),
+		});
 		expect(parseArgs(['--verbose'])).toEqual({ error: 'unknown option --verbose' });
 		expect(parseArgs(['--help'])).toEqual({ help: true });
 	});
@@ -68,7 +74,11 @@ describe('npm run sandbox (the compiled entry point)', () => {
 		const sourceDir = join(root, 'sandbox');
 		for (const file of readdirSync(sourceDir).filter((f) => f.endsWith('.ts'))) {
 			const { outputText } = ts.transpileModule(readFileSync(join(sourceDir, file), 'utf8'), {
-				compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+				compilerOptions: {
+					module: ts.ModuleKind.CommonJS,
+					target: ts.ScriptTarget.ES2022,
+					esModuleInterop: true,
+				},
 			});
 			writeFileSync(join(outDir, file.replace(/\.ts$/, '.js')), outputText);
 		}
@@ -76,7 +86,12 @@ describe('npm run sandbox (the compiled entry point)', () => {
 
 	afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-	function run(args: string[]): { child: ChildProcess; output: () => string; ready: Promise<string>; exited: Promise<number | null> } {
+	function run(args: string[]): {
+		child: ChildProcess;
+		output: () => string;
+		ready: Promise<string>;
+		exited: Promise<number | null>;
+	} {
 		const child = spawn(process.execPath, [join(outDir, 'cli.js'), ...args], {
 			env: { ...process.env, NODE_PATH: join(root, 'node_modules') },
 			stdio: ['ignore', 'pipe', 'pipe'],
@@ -93,24 +108,31 @@ describe('npm run sandbox (the compiled entry point)', () => {
 			child.once('exit', () => reject(new Error(`exited early:\n${output}`)));
 		});
 		ready.catch(() => undefined); // awaited by the tests that expect a start; a bad flag never gets there
-		const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+		const exited = new Promise<number | null>((resolveExit) =>
+			child.once('exit', (code) => resolveExit(code)),
+		);
 		return { child, output: () => output, ready, exited };
 	}
 
-	it.each(['SIGINT', 'SIGTERM'] as const)('serves both APIs, prints credentials and stops cleanly on %s', async (signal) => {
-		const { child, output, ready, exited } = run(['--port', '0', '--sms-order', 'oldestFirst']);
-		const text = await ready;
-		const baseUrl = /Base URL\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
-		expect(baseUrl).toBeDefined();
-		expect(text).toContain(ACCOUNT_KEYS.unrestricted);
-		expect(text).toContain(`${baseUrl}/unified`);
-		const res = await http('GET', `${baseUrl}/v1/numbers`, { headers: { authorization: `Bearer ${ACCOUNT_KEYS.unrestricted}` } });
-		expect(res.status).toBe(200);
-		child.kill(signal);
-		expect(await exited).toBe(0);
-		expect(output()).toContain(`${signal}: stopping the sandbox`);
-		expect(output()).toContain('GET /v1/numbers -> 200');
-	});
+	it.each(['SIGINT', 'SIGTERM'] as const)(
+		'serves both APIs, prints credentials and stops cleanly on %s',
+		async (signal) => {
+			const { child, output, ready, exited } = run(['--port', '0', '--sms-order', 'oldestFirst']);
+			const text = await ready;
+			const baseUrl = /Base URL\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+			expect(baseUrl).toBeDefined();
+			expect(text).toContain(ACCOUNT_KEYS.unrestricted);
+			expect(text).toContain(`${baseUrl}/unified`);
+			const res = await http('GET', `${baseUrl}/v1/numbers`, {
+				headers: { authorization: `Bearer ${ACCOUNT_KEYS.unrestricted}` },
+			});
+			expect(res.status).toBe(200);
+			child.kill(signal);
+			expect(await exited).toBe(0);
+			expect(output()).toContain(`${signal}: stopping the sandbox`);
+			expect(output()).toContain('GET /v1/numbers -> 200');
+		},
+	);
 
 	it('exits with status 2 on a bad flag', async () => {
 		const { exited, output } = run(['--sms-order', 'sideways']);

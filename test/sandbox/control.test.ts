@@ -1,18 +1,33 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { ACCOUNT_KEYS, PHONE_DOC_IDS, TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET, startSandbox } from '../../sandbox';
+import {
+	ACCOUNT_KEYS,
+	PHONE_DOC_IDS,
+	TEST_NUMBERS,
+	UNIFIED_KEYS,
+	WEBHOOK_SECRET,
+	startSandbox,
+} from '../../sandbox';
 import { accountApi, controlApi, http, unifiedApi, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 const control = () => controlApi(sandbox());
 const api = () => accountApi(sandbox(), ACCOUNT_KEYS.unrestricted);
-const at = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
+const at = (iso: string, seconds: number) =>
+	new Date(Date.parse(iso) + seconds * 1000).toISOString();
 
-async function expectControlError(promise: Promise<{ status: number; body: { success: boolean; error: string } }>, status: number) {
+async function expectControlError(
+	promise: Promise<{ status: number; body: { success: boolean; error: string } }>,
+	status: number,
+) {
 	const res = await promise;
 	expect(res.status).toBe(status);
 	expect(res.body.success).toBe(false);
-	expect(res.body.error).toBe({ 400: 'invalid_request', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict' }[status]);
+	expect(res.body.error).toBe(
+		{ 400: 'invalid_request', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict' }[
+			status
+		],
+	);
 }
 
 describe('control index, state and routing', () => {
@@ -27,7 +42,9 @@ describe('control index, state and routing', () => {
 		expect(res.body.webhookSecret).toBe(WEBHOOK_SECRET);
 		expect(res.body.webhookSignatureHeader).toBe('x-signature');
 		expect(res.body.testNumbers).toEqual(TEST_NUMBERS);
-		const endpoints = res.body.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`);
+		const endpoints = res.body.endpoints.map(
+			(e: { method: string; path: string }) => `${e.method} ${e.path}`,
+		);
 		expect(endpoints).toEqual(
 			expect.arrayContaining([
 				'POST /_sandbox/reset',
@@ -70,8 +87,14 @@ describe('control index, state and routing', () => {
 	it('answers unknown control paths with 404, wrong verbs with 405, bad JSON with 400', async () => {
 		await expectControlError(control().get('/nothing'), 404);
 		await expectControlError(control().get('/reset'), 405);
-		await expectControlError(http('POST', `${sandbox().url}/_sandbox/balances`, { raw: '{oops' }), 400);
-		await expectControlError(http('POST', `${sandbox().url}/_sandbox/balances`, { raw: '[1]' }), 400);
+		await expectControlError(
+			http('POST', `${sandbox().url}/_sandbox/balances`, { raw: '{oops' }),
+			400,
+		);
+		await expectControlError(
+			http('POST', `${sandbox().url}/_sandbox/balances`, { raw: '[1]' }),
+			400,
+		);
 	});
 });
 
@@ -87,26 +110,47 @@ describe('unknown or misspelt fields', () => {
 	 * For every control endpoint: a request that would otherwise be valid (and, for POSTs,
 	 * change something), plus a misspelt field. Keyed by "METHOD /path" as the index lists it.
 	 */
-	const misspelt: Record<string, (id: string) => { body?: Record<string, unknown>; query?: string; unknown: string[] }> = {
+	const misspelt: Record<
+		string,
+		(id: string) => { body?: Record<string, unknown>; query?: string; unknown: string[] }
+	> = {
 		'GET /_sandbox': () => ({ body: { verbose: true }, unknown: ['verbose'] }),
 		'GET /_sandbox/state': () => ({ body: { detail: 'all' }, unknown: ['detail'] }),
 		'POST /_sandbox/reset': () => ({ body: { hard: true }, unknown: ['hard'] }),
 		'GET /_sandbox/clock': () => ({ body: { tz: 'UTC' }, unknown: ['tz'] }),
-		'POST /_sandbox/clock/advance': () => ({ body: { seconds: 600, secnds: 600 }, unknown: ['secnds'] }),
+		'POST /_sandbox/clock/advance': () => ({
+			body: { seconds: 600, secnds: 600 },
+			unknown: ['secnds'],
+		}),
 		'POST /_sandbox/clock/freeze': () => ({ body: { frozen: true }, unknown: ['frozen'] }),
 		'POST /_sandbox/clock/unfreeze': () => ({ body: { frozen: false }, unknown: ['frozen'] }),
-		'POST /_sandbox/sms/inbound': () => ({ body: { body: 'hi', text: 'hi', cuont: 2 }, unknown: ['text', 'cuont'] }),
+		'POST /_sandbox/sms/inbound': () => ({
+			body: { body: 'hi', text: 'hi', cuont: 2 },
+			unknown: ['text', 'cuont'],
+		}),
 		'GET /_sandbox/items/:id': () => ({ body: { id: 'x' }, unknown: ['id'] }),
 		'POST /_sandbox/advance': (id) => ({ body: { id, untilfinal: true }, unknown: ['untilfinal'] }),
-		'POST /_sandbox/outcome': (id) => ({ body: { id, outcome: 'busy', outcom: 'busy' }, unknown: ['outcom'] }),
+		'POST /_sandbox/outcome': (id) => ({
+			body: { id, outcome: 'busy', outcom: 'busy' },
+			unknown: ['outcom'],
+		}),
 		'GET /_sandbox/unified': () => ({ body: { kind: 'sms' }, unknown: ['kind'] }),
 		'GET /_sandbox/balances': () => ({ body: { minutes: 1 }, unknown: ['minutes'] }),
-		'POST /_sandbox/balances': () => ({ body: { minutes: { subscription: 1 }, smsCredit: { topUp: 1 } }, unknown: ['smsCredit'] }),
+		'POST /_sandbox/balances': () => ({
+			body: { minutes: { subscription: 1 }, smsCredit: { topUp: 1 } },
+			unknown: ['smsCredit'],
+		}),
 		'GET /_sandbox/top-up': () => ({ body: { pence: 500 }, unknown: ['pence'] }),
 		'POST /_sandbox/top-up': () => ({ body: { pence: 500, pennies: 500 }, unknown: ['pennies'] }),
-		'POST /_sandbox/account': () => ({ body: { suspended: true, suspend: true }, unknown: ['suspend'] }),
+		'POST /_sandbox/account': () => ({
+			body: { suspended: true, suspend: true },
+			unknown: ['suspend'],
+		}),
 		'GET /_sandbox/settings': () => ({ body: { smsOrder: 'oldestFirst' }, unknown: ['smsOrder'] }),
-		'POST /_sandbox/settings': () => ({ body: { latencyMs: 5, smsorder: 'oldestFirst' }, unknown: ['smsorder'] }),
+		'POST /_sandbox/settings': () => ({
+			body: { latencyMs: 5, smsorder: 'oldestFirst' },
+			unknown: ['smsorder'],
+		}),
 		'GET /_sandbox/failures': () => ({ body: { status: 500 }, unknown: ['status'] }),
 		'POST /_sandbox/failures': () => ({ body: { status: 500, cout: 3 }, unknown: ['cout'] }),
 		'DELETE /_sandbox/failures': () => ({ body: { all: true }, unknown: ['all'] }),
@@ -134,8 +178,14 @@ describe('unknown or misspelt fields', () => {
 
 	/** A state unlike the seeded one, so that a reset, a top-up or an unfreeze would show. */
 	async function changedState(): Promise<string> {
-		const { callId } = (await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer })).body;
-		await unifiedApi(sandbox(), UNIFIED_KEYS.live)('email', 'send', { to: 'a@example.com', subject: 's', html: 'h' });
+		const { callId } = (
+			await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer })
+		).body;
+		await unifiedApi(sandbox(), UNIFIED_KEYS.live)('email', 'send', {
+			to: 'a@example.com',
+			subject: 's',
+			html: 'h',
+		});
 		sandbox().control.setBalances({ minutes: { subscription: 7 }, unifiedCreditsPence: 1234 });
 		sandbox().control.injectFailure({ status: 500, path: '/v1/nowhere' });
 		await sandbox().control.advanceClock(20);
@@ -159,12 +209,19 @@ describe('unknown or misspelt fields', () => {
 			const { body, query, unknown } = misspelt[key](id);
 			const url = `${sandbox().url}${endpoint.path.replace(':id', id)}${query ? `?${query}` : ''}`;
 			const res = await http(endpoint.method, url, body === undefined ? {} : { json: body });
-			const [noun, accepted] = query ? ['query parameter', endpoint.query] : ['field', endpoint.fields];
-			const expected = accepted.length === 0 ? `it takes no ${noun}s` : `expected ${accepted.join(', ')}`;
+			const [noun, accepted] = query
+				? ['query parameter', endpoint.query]
+				: ['field', endpoint.fields];
+			const expected =
+				accepted.length === 0 ? `it takes no ${noun}s` : `expected ${accepted.join(', ')}`;
 			expect({ key, status: res.status, body: res.body }).toEqual({
 				key,
 				status: 400,
-				body: { success: false, error: 'invalid_request', message: `${key}: unknown ${noun}(s) ${unknown.join(', ')}; ${expected}.` },
+				body: {
+					success: false,
+					error: 'invalid_request',
+					message: `${key}: unknown ${noun}(s) ${unknown.join(', ')}; ${expected}.`,
+				},
 			});
 			expect({ key, state: await everything(id) }).toEqual({ key, state: before });
 		}
@@ -178,29 +235,47 @@ describe('unknown or misspelt fields', () => {
 		expect(byKey['POST /_sandbox/top-up'].fields).toEqual(['pence']);
 		expect(byKey['POST /_sandbox/account'].fields).toEqual(['suspended']);
 		expect(byKey['POST /_sandbox/reset'].fields).toEqual([]);
-		expect(byKey['POST /_sandbox/balances'].fields).toEqual(['minutes', 'aiMinutes', 'smsCredits', 'unifiedCreditsPence']);
-		expect(byKey['GET /_sandbox/requests']).toMatchObject({ fields: [], query: ['api', 'path', 'limit'] });
+		expect(byKey['POST /_sandbox/balances'].fields).toEqual([
+			'minutes',
+			'aiMinutes',
+			'smsCredits',
+			'unifiedCreditsPence',
+		]);
+		expect(byKey['GET /_sandbox/requests']).toMatchObject({
+			fields: [],
+			query: ['api', 'path', 'limit'],
+		});
 	});
 
 	it('still accepts every declared field', async () => {
-		const { callId: id } = (await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer })).body;
+		const { callId: id } = (
+			await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer })
+		).body;
 		expect((await control().post('/outcome', { id, outcome: 'busy' })).status).toBe(200);
-		expect((await control().post('/advance', { id, untilFinal: true })).body.item.status).toBe('busy');
+		expect((await control().post('/advance', { id, untilFinal: true })).body.item.status).toBe(
+			'busy',
+		);
 		expect((await control().post('/clock/advance', { seconds: 1 })).status).toBe(200);
 		expect((await control().post('/top-up', { pence: 500 })).status).toBe(200);
 		expect((await control().post('/account', { suspended: false })).status).toBe(200);
-		expect((await control().get('/requests?api=account&path=/v1/calls&limit=1')).body.count).toBe(1);
+		expect((await control().get('/requests?api=account&path=/v1/calls&limit=1')).body.count).toBe(
+			1,
+		);
 		expect((await control().post('/reset', {})).status).toBe(200);
 	});
 
 	it('refuses the same in process, and a non-boolean untilFinal', async () => {
 		const id = await changedState();
-		await expect(sandbox().control.advance(id, { untilFinal: true, untilfinal: true } as never)).rejects.toThrow(
-			'advance options: unknown field(s) untilfinal; expected untilFinal.',
+		await expect(
+			sandbox().control.advance(id, { untilFinal: true, untilfinal: true } as never),
+		).rejects.toThrow('advance options: unknown field(s) untilfinal; expected untilFinal.');
+		await expect(sandbox().control.advance(id, { untilFinal: 'yes' } as never)).rejects.toThrow(
+			'untilFinal must be true or false.',
 		);
-		await expect(sandbox().control.advance(id, { untilFinal: 'yes' } as never)).rejects.toThrow('untilFinal must be true or false.');
 		await expectControlError(control().post('/advance', { id, untilFinal: 'yes' }), 400);
-		expect(() => sandbox().control.setBalances({ minutes: { subscription: 1 }, credits: 5 } as never)).toThrow(
+		expect(() =>
+			sandbox().control.setBalances({ minutes: { subscription: 1 }, credits: 5 } as never),
+		).toThrow(
 			'balances: unknown field(s) credits; expected minutes, aiMinutes, smsCredits, unifiedCreditsPence.',
 		);
 		expect((await sandbox().control.get(id)).status).toBe('in-progress');
@@ -216,10 +291,20 @@ describe('unknown or misspelt fields', () => {
 
 describe('reset', () => {
 	it('returns to the seeded state: data, balances, settings, limits, failures, logs, clock', async () => {
-		await api().post('/v1/sms', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer, message: 'x' });
-		await unifiedApi(sandbox(), UNIFIED_KEYS.live)('ai', 'chat', { messages: [{ role: 'user', content: 'q' }] });
+		await api().post('/v1/sms', {
+			phoneDocId: PHONE_DOC_IDS.main,
+			to: TEST_NUMBERS.customer,
+			message: 'x',
+		});
+		await unifiedApi(sandbox(), UNIFIED_KEYS.live)('ai', 'chat', {
+			messages: [{ role: 'user', content: 'q' }],
+		});
 		sandbox().control.setBalances({ minutes: { subscription: 1 } });
-		sandbox().control.updateSettings({ smsOrder: 'oldestFirst', latencyMs: 5, accountRequestsPerMinute: 1 });
+		sandbox().control.updateSettings({
+			smsOrder: 'oldestFirst',
+			latencyMs: 5,
+			accountRequestsPerMinute: 1,
+		});
 		sandbox().control.injectFailure({ status: 500 });
 		await sandbox().control.advanceClock(3600);
 		const res = await control().post('/reset');
@@ -227,8 +312,15 @@ describe('reset', () => {
 		const state = (await control().get('/state')).body;
 		expect(state.clock.advancedSeconds).toBe(0);
 		expect(Math.abs(state.clock.offsetSeconds)).toBeLessThan(5);
-		expect(state.balances).toMatchObject({ minutes: { subscription: 500, topUp: 100 }, unifiedCreditsPence: 2000 });
-		expect(state.settings).toMatchObject({ smsOrder: 'newestFirst', latencyMs: 0, accountRequestsPerMinute: 600 });
+		expect(state.balances).toMatchObject({
+			minutes: { subscription: 500, topUp: 100 },
+			unifiedCreditsPence: 2000,
+		});
+		expect(state.settings).toMatchObject({
+			smsOrder: 'newestFirst',
+			latencyMs: 0,
+			accountRequestsPerMinute: 600,
+		});
 		expect(state.failures).toEqual([]);
 		expect(state.counts).toMatchObject({ sms: 3, requests: 0 });
 		expect(sandbox().requests()).toEqual([]);
@@ -288,25 +380,42 @@ describe('inbound SMS', () => {
 			sentAt: sandbox().control.clock().now,
 		});
 		const inbox = await api().get('/v1/sms', { direction: 'received', since: message.sentAt });
-		expect(inbox.body.messages.map((m: { messageId: string }) => m.messageId)).toEqual([message.messageId]);
+		expect(inbox.body.messages.map((m: { messageId: string }) => m.messageId)).toEqual([
+			message.messageId,
+		]);
 	});
 
 	it('injects a burst with equal, spaced or explicit sentAt values', async () => {
 		const now = sandbox().control.clock().now;
-		const equal = (await control().post('/sms/inbound', { count: 4, from: TEST_NUMBERS.customer })).body.messages;
+		const equal = (await control().post('/sms/inbound', { count: 4, from: TEST_NUMBERS.customer }))
+			.body.messages;
 		expect(equal.map((m: { sentAt: string }) => m.sentAt)).toEqual([now, now, now, now]);
-		expect(equal.map((m: { body: string }) => m.body)).toEqual([1, 2, 3, 4].map((i) => `Inbound message (${i}/4)`));
-		const spaced = (await control().post('/sms/inbound', { count: 3, sentAt: at(now, -30), intervalSeconds: 10 })).body.messages;
-		expect(spaced.map((m: { sentAt: string }) => m.sentAt)).toEqual([at(now, -30), at(now, -20), at(now, -10)]);
-		const explicit = (await control().post('/sms/inbound', { sentAts: [at(now, -600), now] })).body.messages;
+		expect(equal.map((m: { body: string }) => m.body)).toEqual(
+			[1, 2, 3, 4].map((i) => `Inbound message (${i}/4)`),
+		);
+		const spaced = (
+			await control().post('/sms/inbound', { count: 3, sentAt: at(now, -30), intervalSeconds: 10 })
+		).body.messages;
+		expect(spaced.map((m: { sentAt: string }) => m.sentAt)).toEqual([
+			at(now, -30),
+			at(now, -20),
+			at(now, -10),
+		]);
+		const explicit = (await control().post('/sms/inbound', { sentAts: [at(now, -600), now] })).body
+			.messages;
 		expect(explicit.map((m: { sentAt: string }) => m.sentAt)).toEqual([at(now, -600), now]);
 		expect(explicit[0].createdAt).toBe(now);
 	});
 
 	it('delivers to a number whose sending is disabled, and refuses bad input', async () => {
-		expect((await control().post('/sms/inbound', { phoneDocId: PHONE_DOC_IDS.smsDisabled })).status).toBe(200);
+		expect(
+			(await control().post('/sms/inbound', { phoneDocId: PHONE_DOC_IDS.smsDisabled })).status,
+		).toBe(200);
 		await expectControlError(control().post('/sms/inbound', { phoneDocId: 'pdoc_nope' }), 404);
-		await expectControlError(control().post('/sms/inbound', { phoneDocId: PHONE_DOC_IDS.noSms }), 400);
+		await expectControlError(
+			control().post('/sms/inbound', { phoneDocId: PHONE_DOC_IDS.noSms }),
+			400,
+		);
 		await expectControlError(control().post('/sms/inbound', { from: '07700' }), 400);
 		await expectControlError(control().post('/sms/inbound', { sentAt: 'soon' }), 400);
 		await expectControlError(control().post('/sms/inbound', { count: 0 }), 400);
@@ -318,17 +427,29 @@ describe('inbound SMS', () => {
 
 describe('advance and outcome', () => {
 	async function manualCall(body: Record<string, unknown> = {}) {
-		return (await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer, ...body })).body;
+		return (
+			await api().post('/v1/calls', {
+				phoneDocId: PHONE_DOC_IDS.main,
+				to: TEST_NUMBERS.customer,
+				...body,
+			})
+		).body;
 	}
 
 	it('moves a manual call to its next status, one step at a time, then refuses at the end', async () => {
 		const { callId } = await manualCall();
 		const statuses: string[] = [];
-		for (let i = 0; i < 3; i += 1) statuses.push((await control().post('/advance', { id: callId })).body.item.status);
+		for (let i = 0; i < 3; i += 1)
+			statuses.push((await control().post('/advance', { id: callId })).body.item.status);
 		expect(statuses).toEqual(['ringing-customer', 'in-progress', 'completed']);
 		const item = (await control().get(`/items/${callId}`)).body.item;
 		expect(item).toMatchObject({ kind: 'manualCall', final: true, outcome: 'normal' });
-		expect(item.history.map((h: { status: string }) => h.status)).toEqual(['ringing-agent', 'ringing-customer', 'in-progress', 'completed']);
+		expect(item.history.map((h: { status: string }) => h.status)).toEqual([
+			'ringing-agent',
+			'ringing-customer',
+			'in-progress',
+			'completed',
+		]);
 		expect(item.record).toMatchObject({ callId, durationSeconds: 0, billedMinutes: 0 });
 		await expectControlError(control().post('/advance', { id: callId }), 409);
 	});
@@ -337,30 +458,53 @@ describe('advance and outcome', () => {
 		const { callId } = await manualCall();
 		await sandbox().control.advance(callId);
 		await sandbox().control.advanceClock(186);
-		const call = (await api().get('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, callId })).body.calls[0];
+		const call = (await api().get('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, callId })).body
+			.calls[0];
 		expect(call).toMatchObject({ status: 'completed', durationSeconds: 186, billedMinutes: 4 });
 	});
 
 	it('chooses the outcome of a live manual call while it is still possible', async () => {
 		const busy = await manualCall();
-		expect((await control().post('/outcome', { id: busy.callId, outcome: 'busy' })).body.item.outcome).toBe('busy');
-		const done = (await control().post('/advance', { id: busy.callId, untilFinal: true })).body.item;
+		expect(
+			(await control().post('/outcome', { id: busy.callId, outcome: 'busy' })).body.item.outcome,
+		).toBe('busy');
+		const done = (await control().post('/advance', { id: busy.callId, untilFinal: true })).body
+			.item;
 		expect(done.status).toBe('busy');
 		const answered = await manualCall();
 		await sandbox().control.advance(answered.callId);
-		await expectControlError(control().post('/outcome', { id: answered.callId, outcome: 'agent-no-answer' }), 409);
-		expect((await sandbox().control.setOutcome(answered.callId, 'voicemail')).outcome).toBe('voicemail');
-		await expectControlError(control().post('/outcome', { id: answered.callId, outcome: 'exploded' }), 400);
+		await expectControlError(
+			control().post('/outcome', { id: answered.callId, outcome: 'agent-no-answer' }),
+			409,
+		);
+		expect((await sandbox().control.setOutcome(answered.callId, 'voicemail')).outcome).toBe(
+			'voicemail',
+		);
+		await expectControlError(
+			control().post('/outcome', { id: answered.callId, outcome: 'exploded' }),
+			400,
+		);
 	});
 
 	it('moves an Account SMS to delivered, or chooses failed, and an AI call to completed', async () => {
-		const send = () => api().post('/v1/sms', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer, message: 'x' });
+		const send = () =>
+			api().post('/v1/sms', {
+				phoneDocId: PHONE_DOC_IDS.main,
+				to: TEST_NUMBERS.customer,
+				message: 'x',
+			});
 		const first = (await send()).body.messageId;
 		expect((await sandbox().control.advance(first)).status).toBe('delivered');
 		const second = (await send()).body.messageId;
 		await sandbox().control.setOutcome(second, 'failed');
 		expect((await sandbox().control.advance(second)).status).toBe('failed');
-		const ai = (await api().post('/v1/calls', { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer, mode: 'ai' })).body;
+		const ai = (
+			await api().post('/v1/calls', {
+				phoneDocId: PHONE_DOC_IDS.main,
+				to: TEST_NUMBERS.customer,
+				mode: 'ai',
+			})
+		).body;
 		const view = await sandbox().control.advance(ai.callSid, { untilFinal: true });
 		expect(view).toMatchObject({ kind: 'aiCall', status: 'completed', final: true });
 		expect(sandbox().control.balances().aiMinutes.subscription).toBe(60);
@@ -371,15 +515,26 @@ describe('advance and outcome', () => {
 		await expectControlError(control().post('/advance', {}), 400);
 		await expectControlError(control().get('/items/nope'), 404);
 		const [inbound] = sandbox().control.injectInboundSms();
-		await expectControlError(control().post('/outcome', { id: inbound.messageId, outcome: 'delivered' }), 400);
+		await expectControlError(
+			control().post('/outcome', { id: inbound.messageId, outcome: 'delivered' }),
+			400,
+		);
 		await expectControlError(control().post('/advance', { id: inbound.messageId }), 409);
 	});
 
 	it('lists Unified records with their status', async () => {
-		await unifiedApi(sandbox(), UNIFIED_KEYS.live)('email', 'send', { to: 'a@example.com', subject: 's', html: 'h' });
+		await unifiedApi(sandbox(), UNIFIED_KEYS.live)('email', 'send', {
+			to: 'a@example.com',
+			subject: 's',
+			html: 'h',
+		});
 		const items = (await control().get('/unified')).body.items;
 		expect(items).toHaveLength(1);
-		expect(items[0]).toMatchObject({ kind: 'unifiedEmail', status: 'sent', record: { to: 'a@example.com', cost: 0.15, apiKey: 'key_live****5b2d' } });
+		expect(items[0]).toMatchObject({
+			kind: 'unifiedEmail',
+			status: 'sent',
+			record: { to: 'a@example.com', cost: 0.15, apiKey: 'key_live****5b2d' },
+		});
 		expect(JSON.stringify(items)).not.toContain(UNIFIED_KEYS.live);
 	});
 });
@@ -399,7 +554,10 @@ describe('balances and top-up', () => {
 			unifiedCreditsPence: 12.5,
 			unifiedCreditsFormatted: '£0.1250',
 		});
-		expect((await control().get('/balances')).body.balances.minutes).toEqual({ subscription: 1, topUp: 100 });
+		expect((await control().get('/balances')).body.balances.minutes).toEqual({
+			subscription: 1,
+			topUp: 100,
+		});
 	});
 
 	it('refuses negative, fractional or unknown balances without changing anything', async () => {
@@ -418,7 +576,9 @@ describe('balances and top-up', () => {
 
 	it('tops up Unified credits between 500 and 100,000', async () => {
 		expect((await control().get('/top-up')).body.balances.unifiedCreditsPence).toBe(2000);
-		expect((await control().post('/top-up', { pence: 100_000 })).body.balances.unifiedCreditsPence).toBe(102_000);
+		expect(
+			(await control().post('/top-up', { pence: 100_000 })).body.balances.unifiedCreditsPence,
+		).toBe(102_000);
 		await expectControlError(control().post('/top-up', { pence: 499 }), 400);
 		await expectControlError(control().post('/top-up', { pence: 100_001 }), 400);
 	});
@@ -430,8 +590,14 @@ describe('balances and top-up', () => {
 
 describe('settings', () => {
 	it('reads and updates settings, including latency', async () => {
-		const res = await control().post('/settings', { latencyMs: 25, eventsWebhookUrl: 'http://127.0.0.1:9/x' });
-		expect(res.body.settings).toMatchObject({ latencyMs: 25, eventsWebhookUrl: 'http://127.0.0.1:9/x' });
+		const res = await control().post('/settings', {
+			latencyMs: 25,
+			eventsWebhookUrl: 'http://127.0.0.1:9/x',
+		});
+		expect(res.body.settings).toMatchObject({
+			latencyMs: 25,
+			eventsWebhookUrl: 'http://127.0.0.1:9/x',
+		});
 		expect((await control().get('/settings')).body.settings.latencyMs).toBe(25);
 		const started = Date.now();
 		expect((await api().get('/v1/numbers')).status).toBe(200);
@@ -469,7 +635,10 @@ describe('request log', () => {
 	it('records API requests (not control requests) with method, path, query, body, status and masked key', async () => {
 		await api().get('/v1/sms', { direction: 'received', limit: 5 });
 		await accountApi(sandbox(), ACCOUNT_KEYS.disabled, 'x-api-key').get('/v1/numbers');
-		await unifiedApi(sandbox(), UNIFIED_KEYS.test)('sms', 'send', { to: TEST_NUMBERS.customer, message: `my key is ${UNIFIED_KEYS.live}` });
+		await unifiedApi(sandbox(), UNIFIED_KEYS.test)('sms', 'send', {
+			to: TEST_NUMBERS.customer,
+			message: `my key is ${UNIFIED_KEYS.live}`,
+		});
 		await http('GET', `${sandbox().url}/nowhere`);
 		await control().get('/state');
 		const log = (await control().get('/requests')).body.requests;
@@ -486,7 +655,11 @@ describe('request log', () => {
 			error: null,
 			keyMask: 'acc_sbx_****7e1b',
 		});
-		expect(log[1]).toMatchObject({ status: 401, error: 'key_disabled', keyMask: 'acc_sbx_****4a15' });
+		expect(log[1]).toMatchObject({
+			status: 401,
+			error: 'key_disabled',
+			keyMask: 'acc_sbx_****4a15',
+		});
 		expect(log[2]).toMatchObject({ api: 'unified', status: 200, keyMask: 'key_test****9a4c' });
 		expect(log[2].body).toEqual({
 			service: 'sms',
@@ -496,7 +669,11 @@ describe('request log', () => {
 		});
 		expect(log[3]).toMatchObject({ api: 'unknown', path: '/nowhere', status: 404, keyMask: null });
 		const text = JSON.stringify(log);
-		for (const key of [...Object.values(ACCOUNT_KEYS), ...Object.values(UNIFIED_KEYS), WEBHOOK_SECRET]) {
+		for (const key of [
+			...Object.values(ACCOUNT_KEYS),
+			...Object.values(UNIFIED_KEYS),
+			WEBHOOK_SECRET,
+		]) {
 			expect(text).not.toContain(key);
 		}
 		expect(sandbox().requests()).toEqual(log);
@@ -515,7 +692,9 @@ describe('request log', () => {
 		await api().get('/v1/numbers');
 		await api().get('/v1/sms');
 		await api().get('/v1/sms');
-		await unifiedApi(sandbox(), UNIFIED_KEYS.test)('ai', 'chat', { messages: [{ role: 'user', content: 'q' }] });
+		await unifiedApi(sandbox(), UNIFIED_KEYS.test)('ai', 'chat', {
+			messages: [{ role: 'user', content: 'q' }],
+		});
 		expect((await control().get('/requests?api=unified')).body.count).toBe(1);
 		expect((await control().get('/requests?path=/v1/sms')).body.count).toBe(2);
 		const last = (await control().get('/requests?limit=1')).body.requests;
@@ -541,7 +720,9 @@ describe('lifecycle of the server', () => {
 	it('releases requests held by latency when stopping', async () => {
 		const other = await startSandbox({ port: 0 });
 		other.control.setLatency(60_000);
-		const pending = accountApi(other, ACCOUNT_KEYS.unrestricted).get('/v1/numbers').catch((error: Error) => error);
+		const pending = accountApi(other, ACCOUNT_KEYS.unrestricted)
+			.get('/v1/numbers')
+			.catch((error: Error) => error);
 		for (let i = 0; i < 400 && other.control.heldRequests() === 0; i += 1) await delay(5);
 		expect(other.control.heldRequests()).toBe(1);
 		const started = Date.now();

@@ -12,7 +12,13 @@ const smsData = { to: TEST_NUMBERS.customer, message: 'Your code is 1234' };
 const emailData = { to: 'someone@example.com', subject: 'Hello', html: '<p>Hi</p>' };
 const aiData = { messages: [{ role: 'user', content: 'What are your opening hours?' }] };
 
-function expectError(res: { status: number; body: Record<string, unknown> }, status: number, code: string, service: unknown, action: unknown) {
+function expectError(
+	res: { status: number; body: Record<string, unknown> },
+	status: number,
+	code: string,
+	service: unknown,
+	action: unknown,
+) {
 	expect(res.status).toBe(status);
 	expect(res.body).toMatchObject({ success: false, code, service, action });
 	expect(res.body.error).toBe(res.body.message);
@@ -46,17 +52,33 @@ describe('Unified API: services and billing', () => {
 			timestamp: sandbox().control.clock().now,
 			nodeVersion: process.version,
 		});
-		const longer = await live()('voice', 'make_call', { ...voiceData, message: 'x'.repeat(501), from: '+441632960001' });
+		const longer = await live()('voice', 'make_call', {
+			...voiceData,
+			message: 'x'.repeat(501),
+			from: '+441632960001',
+		});
 		expect(longer.body.result).toMatchObject({ estimated_duration: 120, from: '+441632960001' });
 		expect(longer.body.billing).toMatchObject({ cost: 14, creditsRemaining: 1979 });
 	});
 
 	it('voice accepts each of the five voices and refuses others', async () => {
-		for (const voice of ['Voice.Amy', 'Voice.Brian', 'Voice.Emma', 'Voice.Joanna', 'Voice.Matthew']) {
+		for (const voice of [
+			'Voice.Amy',
+			'Voice.Brian',
+			'Voice.Emma',
+			'Voice.Joanna',
+			'Voice.Matthew',
+		]) {
 			const res = await test()('voice', 'make_call', { ...voiceData, voice });
 			expect(res.body.result.voice).toBe(voice);
 		}
-		expectError(await test()('voice', 'make_call', { ...voiceData, voice: 'Voice.Hal' }), 400, 'INVALID_PARAMETERS', 'voice', 'make_call');
+		expectError(
+			await test()('voice', 'make_call', { ...voiceData, voice: 'Voice.Hal' }),
+			400,
+			'INVALID_PARAMETERS',
+			'voice',
+			'make_call',
+		);
 	});
 
 	it('sms send: 3p per 160-character message', async () => {
@@ -68,15 +90,30 @@ describe('Unified API: services and billing', () => {
 			from: UNIFIED_DEFAULT_FROM.sms,
 			segments: 1,
 		});
-		expect(res.body.billing).toMatchObject({ cost: 3, costFormatted: '3p', service: 'sms', action: 'send', creditsRemaining: 1997 });
-		const two = await live()('sms', 'send', { ...smsData, message: 'y'.repeat(161), from: '+447700900001' });
+		expect(res.body.billing).toMatchObject({
+			cost: 3,
+			costFormatted: '3p',
+			service: 'sms',
+			action: 'send',
+			creditsRemaining: 1997,
+		});
+		const two = await live()('sms', 'send', {
+			...smsData,
+			message: 'y'.repeat(161),
+			from: '+447700900001',
+		});
 		expect(two.body.result).toMatchObject({ segments: 2, from: '+447700900001' });
 		expect(two.body.billing.cost).toBe(6);
 	});
 
 	it('email send: 0.15p, fractional credits kept exactly', async () => {
 		const first = await live()('email', 'send', { ...emailData, from_name: 'Sandbox Trading' });
-		expect(first.body.result).toEqual({ message_id: expect.any(String), status: 'sent', to: 'someone@example.com', subject: 'Hello' });
+		expect(first.body.result).toEqual({
+			message_id: expect.any(String),
+			status: 'sent',
+			to: 'someone@example.com',
+			subject: 'Hello',
+		});
 		expect(first.body.billing).toMatchObject({
 			cost: 0.15,
 			costFormatted: '0.15p',
@@ -89,9 +126,18 @@ describe('Unified API: services and billing', () => {
 
 	it('ai chat: 15p, deterministic answers per messages and model', async () => {
 		const first = await live()('ai', 'chat', aiData);
-		expect(first.body.result).toEqual({ response: expect.any(String), model: 'model-capable', tokens_used: expect.any(Number) });
+		expect(first.body.result).toEqual({
+			response: expect.any(String),
+			model: 'model-capable',
+			tokens_used: expect.any(Number),
+		});
 		expect(first.body.result.response).toContain('What are your opening hours?');
-		expect(first.body.billing).toMatchObject({ cost: 15, costFormatted: '15p', service: 'ai', action: 'chat' });
+		expect(first.body.billing).toMatchObject({
+			cost: 15,
+			costFormatted: '15p',
+			service: 'ai',
+			action: 'chat',
+		});
 		const again = await live()('ai', 'chat', aiData);
 		expect(again.body.result).toEqual(first.body.result);
 		const fast = await live()('ai', 'chat', { ...aiData, model: 'model-fast' });
@@ -114,22 +160,52 @@ describe('Unified API: services and billing', () => {
 		] as const) {
 			const res = await test()(service, action, data);
 			expect(res.status).toBe(200);
-			expect(res.body.billing).toMatchObject({ cost: 0, costFormatted: '0p', isLive: false, creditsRemaining: 0, creditsRemainingFormatted: '£0.00' });
+			expect(res.body.billing).toMatchObject({
+				cost: 0,
+				costFormatted: '0p',
+				isLive: false,
+				creditsRemaining: 0,
+				creditsRemainingFormatted: '£0.00',
+			});
 		}
 	});
 });
 
 describe('Unified API: errors', () => {
 	it('MISSING_API_KEY (401) when api_key is absent or empty', async () => {
-		expectError(await unifiedApi(sandbox(), undefined)('sms', 'send', smsData), 401, 'MISSING_API_KEY', 'sms', 'send');
-		expectError(await unifiedApi(sandbox(), '')('sms', 'send', smsData), 401, 'MISSING_API_KEY', 'sms', 'send');
+		expectError(
+			await unifiedApi(sandbox(), undefined)('sms', 'send', smsData),
+			401,
+			'MISSING_API_KEY',
+			'sms',
+			'send',
+		);
+		expectError(
+			await unifiedApi(sandbox(), '')('sms', 'send', smsData),
+			401,
+			'MISSING_API_KEY',
+			'sms',
+			'send',
+		);
 	});
 
 	it('INVALID_API_KEY (401) for a wrong prefix, an unknown or revoked key, or a non-string', async () => {
-		for (const key of ['acc_sbx_unrestricted_4f9c2a7e1b', 'key_live_unknown_000', UNIFIED_KEYS.revoked]) {
-			expectError(await unifiedApi(sandbox(), key)('sms', 'send', smsData), 401, 'INVALID_API_KEY', 'sms', 'send');
+		for (const key of [
+			'acc_sbx_unrestricted_4f9c2a7e1b',
+			'key_live_unknown_000',
+			UNIFIED_KEYS.revoked,
+		]) {
+			expectError(
+				await unifiedApi(sandbox(), key)('sms', 'send', smsData),
+				401,
+				'INVALID_API_KEY',
+				'sms',
+				'send',
+			);
 		}
-		const numeric = await http('POST', sandbox().unifiedUrl, { json: { service: 'sms', action: 'send', data: smsData, api_key: 42 } });
+		const numeric = await http('POST', sandbox().unifiedUrl, {
+			json: { service: 'sms', action: 'send', data: smsData, api_key: 42 },
+		});
 		expectError(numeric, 401, 'INVALID_API_KEY', 'sms', 'send');
 	});
 
@@ -198,10 +274,21 @@ describe('Unified API: errors', () => {
 		];
 		for (const [service, action, data] of cases) {
 			const res = await live()(service, action, data);
-			expect({ service, data, code: res.body.code, status: res.status }).toEqual({ service, data, code: 'INVALID_PARAMETERS', status: 400 });
+			expect({ service, data, code: res.body.code, status: res.status }).toEqual({
+				service,
+				data,
+				code: 'INVALID_PARAMETERS',
+				status: 400,
+			});
 		}
 		expect(sandbox().control.balances().unifiedCreditsPence).toBe(2000);
-		expectError(await unifiedApi(sandbox(), 'key_live_nope')('voice', 'make_call', {}), 401, 'INVALID_API_KEY', 'voice', 'make_call');
+		expectError(
+			await unifiedApi(sandbox(), 'key_live_nope')('voice', 'make_call', {}),
+			401,
+			'INVALID_API_KEY',
+			'voice',
+			'make_call',
+		);
 		const broken = await http('POST', sandbox().unifiedUrl, { raw: '{"service":' });
 		expectError(broken, 400, 'INVALID_PARAMETERS', null, null);
 	});
@@ -213,22 +300,56 @@ describe('Unified API: errors', () => {
 	});
 
 	it('can answer every error except 429 with HTTP 200 (unifiedErrorStatus always200)', async () => {
-		await controlApi(sandbox()).post('/settings', { unifiedErrorStatus: 'always200', unifiedLimits: { sms: { perMinute: 1 } } });
+		await controlApi(sandbox()).post('/settings', {
+			unifiedErrorStatus: 'always200',
+			unifiedLimits: { sms: { perMinute: 1 } },
+		});
 		sandbox().control.setBalances({ unifiedCreditsPence: 0 });
-		expectError(await unifiedApi(sandbox(), undefined)('sms', 'send', smsData), 200, 'MISSING_API_KEY', 'sms', 'send');
-		expectError(await unifiedApi(sandbox(), 'key_test_x')('sms', 'send', smsData), 200, 'INVALID_API_KEY', 'sms', 'send');
-		expectError(await live()('voice', 'make_call', voiceData), 200, 'INSUFFICIENT_CREDITS', 'voice', 'make_call');
-		expectError(await live()('voice', 'make_call', {}), 200, 'INVALID_PARAMETERS', 'voice', 'make_call');
+		expectError(
+			await unifiedApi(sandbox(), undefined)('sms', 'send', smsData),
+			200,
+			'MISSING_API_KEY',
+			'sms',
+			'send',
+		);
+		expectError(
+			await unifiedApi(sandbox(), 'key_test_x')('sms', 'send', smsData),
+			200,
+			'INVALID_API_KEY',
+			'sms',
+			'send',
+		);
+		expectError(
+			await live()('voice', 'make_call', voiceData),
+			200,
+			'INSUFFICIENT_CREDITS',
+			'voice',
+			'make_call',
+		);
+		expectError(
+			await live()('voice', 'make_call', {}),
+			200,
+			'INVALID_PARAMETERS',
+			'voice',
+			'make_call',
+		);
 		await live()('sms', 'send', smsData);
 		expectError(await live()('sms', 'send', smsData), 429, 'RATE_LIMITED', 'sms', 'send');
 		sandbox().control.setUnifiedErrorStatus('http');
-		expectError(await live()('voice', 'make_call', voiceData), 402, 'INSUFFICIENT_CREDITS', 'voice', 'make_call');
+		expectError(
+			await live()('voice', 'make_call', voiceData),
+			402,
+			'INSUFFICIENT_CREDITS',
+			'voice',
+			'make_call',
+		);
 	});
 });
 
 describe('Unified API: rate limits and concurrency', () => {
 	it('allows 10 voice calls a minute per key, then 429 with Retry-After; other services and keys are separate', async () => {
-		for (let i = 0; i < 10; i += 1) expect((await test()('voice', 'make_call', voiceData)).status).toBe(200);
+		for (let i = 0; i < 10; i += 1)
+			expect((await test()('voice', 'make_call', voiceData)).status).toBe(200);
 		const limited = await test()('voice', 'make_call', voiceData);
 		expectError(limited, 429, 'RATE_LIMITED', 'voice', 'make_call');
 		expect(limited.headers['retry-after']).toBe('60');
@@ -239,7 +360,10 @@ describe('Unified API: rate limits and concurrency', () => {
 	});
 
 	it('runs the per-service limits on a shorter window when rateWindowSeconds is set', async () => {
-		sandbox().control.updateSettings({ rateWindowSeconds: 6, unifiedLimits: { voice: { perMinute: 1 } } });
+		sandbox().control.updateSettings({
+			rateWindowSeconds: 6,
+			unifiedLimits: { voice: { perMinute: 1 } },
+		});
 		expect((await test()('voice', 'make_call', voiceData)).status).toBe(200);
 		const limited = await test()('voice', 'make_call', voiceData);
 		expectError(limited, 429, 'RATE_LIMITED', 'voice', 'make_call');
@@ -252,14 +376,17 @@ describe('Unified API: rate limits and concurrency', () => {
 		['sms', 100, 'send', smsData],
 		['email', 200, 'send', emailData],
 		['ai', 30, 'chat', aiData],
-	] as const)('%s allows its documented %d requests a minute', async (service, perMinute, action, data) => {
-		expect(sandbox().control.settings().unifiedLimits[service].perMinute).toBe(perMinute);
-		for (let i = 0; i < perMinute; i += 1) {
-			const res = await test()(service, action, data);
-			if (res.status !== 200) throw new Error(`request ${i} got ${res.status}`);
-		}
-		expect((await test()(service, action, data)).status).toBe(429);
-	});
+	] as const)(
+		'%s allows its documented %d requests a minute',
+		async (service, perMinute, action, data) => {
+			expect(sandbox().control.settings().unifiedLimits[service].perMinute).toBe(perMinute);
+			for (let i = 0; i < perMinute; i += 1) {
+				const res = await test()(service, action, data);
+				if (res.status !== 200) throw new Error(`request ${i} got ${res.status}`);
+			}
+			expect((await test()(service, action, data)).status).toBe(429);
+		},
+	);
 
 	it('uses the documented concurrency caps by default and lets control change rate and cap', async () => {
 		expect(sandbox().control.settings().unifiedLimits).toEqual({
@@ -278,9 +405,13 @@ describe('Unified API: rate limits and concurrency', () => {
 	});
 
 	it('refuses requests above the concurrency cap while others are held by latencyMs', async () => {
-		sandbox().control.updateSettings({ latencyMs: 1500, unifiedLimits: { voice: { concurrent: 1 } } });
+		sandbox().control.updateSettings({
+			latencyMs: 1500,
+			unifiedLimits: { voice: { concurrent: 1 } },
+		});
 		const first = test()('voice', 'make_call', voiceData);
-		for (let i = 0; i < 200 && Object.keys(sandbox().control.inFlight()).length === 0; i += 1) await delay(5);
+		for (let i = 0; i < 200 && Object.keys(sandbox().control.inFlight()).length === 0; i += 1)
+			await delay(5);
 		expect(sandbox().control.inFlight()).toEqual({ 'key_test****9a4c:voice': 1 });
 		const second = await test()('voice', 'make_call', voiceData);
 		expectError(second, 429, 'RATE_LIMITED', 'voice', 'make_call');

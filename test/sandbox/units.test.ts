@@ -125,8 +125,16 @@ describe('key masking', () => {
 
 	it('masks keys anywhere in a structure and every api_key field', () => {
 		expect(
-			redactKeys({ api_key: 'whatever-it-is', nested: ['Bearer acc_sbx_unrestricted_4f9c2a7e1b', 3], note: 'key_test_abcdefgh1234 x' }),
-		).toEqual({ api_key: 'whatever****t-is', nested: ['Bearer acc_sbx_****7e1b', 3], note: 'key_test****1234 x' });
+			redactKeys({
+				api_key: 'whatever-it-is',
+				nested: ['Bearer acc_sbx_unrestricted_4f9c2a7e1b', 3],
+				note: 'key_test_abcdefgh1234 x',
+			}),
+		).toEqual({
+			api_key: 'whatever****t-is',
+			nested: ['Bearer acc_sbx_****7e1b', 3],
+			note: 'key_test****1234 x',
+		});
 	});
 });
 

@@ -1,6 +1,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-import { TEST_EMAILS, TEST_NUMBERS, UNIFIED_KEYS, UNIFIED_USER_ID, WEBHOOK_SECRET, startSandbox } from '../../sandbox';
+import {
+	TEST_EMAILS,
+	TEST_NUMBERS,
+	UNIFIED_KEYS,
+	UNIFIED_USER_ID,
+	WEBHOOK_SECRET,
+	startSandbox,
+} from '../../sandbox';
 import { controlApi, startReceiver, unifiedApi, useSandbox, type ReceivedWebhook } from './helpers';
 
 const sandbox = useSandbox();
@@ -28,7 +35,11 @@ const payload = (webhook: ReceivedWebhook) => JSON.parse(webhook.rawBody.toStrin
 
 describe('call events to the call webhook_url', () => {
 	it('sends a signed call.completed when the call ends', async () => {
-		const res = await live()('voice', 'make_call', { to: TEST_NUMBERS.customer, message: 'Hello', webhook_url: receiver.url });
+		const res = await live()('voice', 'make_call', {
+			to: TEST_NUMBERS.customer,
+			message: 'Hello',
+			webhook_url: receiver.url,
+		});
 		const start = sandbox().control.clock().now;
 		await sandbox().control.advanceClock(69);
 		expect(receiver.received).toHaveLength(0);
@@ -64,7 +75,12 @@ describe('call events to the call webhook_url', () => {
 		await sandbox().control.advanceClock(10);
 		const body = payload(receiver.received[0]);
 		expect(body.event).toBe('call.failed');
-		expect(body.data).toMatchObject({ status: 'failed', duration: 0, cost: 0, api_key: 'key_test****9a4c' });
+		expect(body.data).toMatchObject({
+			status: 'failed',
+			duration: 0,
+			cost: 0,
+			api_key: 'key_test****9a4c',
+		});
 		expect(typeof body.data.reason).toBe('string');
 		expect(verify(receiver.received[0])).toBe(true);
 	});
@@ -77,11 +93,20 @@ describe('call events to the call webhook_url', () => {
 	});
 
 	it('moves a call along with the advance and outcome controls, delivering before they return', async () => {
-		const res = await live()('voice', 'make_call', { to: TEST_NUMBERS.customer, message: 'Hello', webhook_url: receiver.url });
+		const res = await live()('voice', 'make_call', {
+			to: TEST_NUMBERS.customer,
+			message: 'Hello',
+			webhook_url: receiver.url,
+		});
 		const id = res.body.result.call_id;
 		const control = controlApi(sandbox());
 		const advanced = await control.post('/advance', { id });
-		expect(advanced.body.item).toMatchObject({ id, kind: 'unifiedCall', status: 'in-progress', final: false });
+		expect(advanced.body.item).toMatchObject({
+			id,
+			kind: 'unifiedCall',
+			status: 'in-progress',
+			final: false,
+		});
 		const chosen = await control.post('/outcome', { id, outcome: 'failed' });
 		expect(chosen.status).toBe(409);
 		expect(chosen.body.error).toBe('conflict');
@@ -115,7 +140,11 @@ describe('sms and email events to the URL set through control', () => {
 	});
 
 	it('sends email.delivered and email.bounced', async () => {
-		const ok = await live()('email', 'send', { to: TEST_EMAILS.delivers, subject: 'S', html: '<p>x</p>' });
+		const ok = await live()('email', 'send', {
+			to: TEST_EMAILS.delivers,
+			subject: 'S',
+			html: '<p>x</p>',
+		});
 		await live()('email', 'send', { to: TEST_EMAILS.bounces, subject: 'S', html: '<p>x</p>' });
 		await sandbox().control.advanceClock(10);
 		const events = receiver.received.map(payload);
@@ -153,7 +182,12 @@ describe('deliveries log', () => {
 		await live()('email', 'send', { to: TEST_EMAILS.delivers, subject: 'S', html: 'x' });
 		await sandbox().control.advanceClock(10);
 		const [delivery] = (await controlApi(sandbox()).get('/webhooks')).body.deliveries;
-		expect(delivery).toMatchObject({ event: 'email.delivered', url: receiver.url, responseStatus: 200, error: null });
+		expect(delivery).toMatchObject({
+			event: 'email.delivered',
+			url: receiver.url,
+			responseStatus: 200,
+			error: null,
+		});
 		expect(delivery.body).toBe(receiver.received[0].rawBody.toString('utf8'));
 		expect(delivery.signature).toBe(receiver.received[0].headers['x-signature']);
 		expect(delivery.headers['x-webhook-id']).toBe(delivery.id);
@@ -177,11 +211,18 @@ describe('deliveries log', () => {
 	});
 
 	it('signs with the webhookSecret option when given', async () => {
-		const other = await startSandbox({ port: 0, frozenClock: true, webhookSecret: 'whsec_custom_secret_123' });
+		const other = await startSandbox({
+			port: 0,
+			frozenClock: true,
+			webhookSecret: 'whsec_custom_secret_123',
+		});
 		try {
 			expect(other.credentials.webhookSecret).toBe('whsec_custom_secret_123');
 			other.control.setEventsWebhookUrl(receiver.url);
-			await unifiedApi(other, UNIFIED_KEYS.test)('sms', 'send', { to: TEST_NUMBERS.customer, message: 'Hi' });
+			await unifiedApi(other, UNIFIED_KEYS.test)('sms', 'send', {
+				to: TEST_NUMBERS.customer,
+				message: 'Hi',
+			});
 			await other.control.advanceClock(10);
 			expect(verify(receiver.received[0], 'whsec_custom_secret_123')).toBe(true);
 			expect(verify(receiver.received[0])).toBe(false);

@@ -23,7 +23,9 @@ export class FakeClock implements Clock {
 		const end = this.time + ms;
 		for (;;) {
 			await flush();
-			const due = this.timers.filter((timer) => timer.at <= end).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+			const due = this.timers
+				.filter((timer) => timer.at <= end)
+				.sort((a, b) => a.at - b.at || a.id - b.id)[0];
 			if (!due) break;
 			this.timers = this.timers.filter((timer) => timer !== due);
 			this.time = Math.max(this.time, due.at);

@@ -43,7 +43,8 @@ export interface FaultyProxy {
 	close(): Promise<void>;
 }
 
-const HTML_PAGE = (status: number) => `<html><head><title>${status}</title></head><body><h1>${status} Gateway</h1><hr>proxy</body></html>`;
+const HTML_PAGE = (status: number) =>
+	`<html><head><title>${status}</title></head><body><h1>${status} Gateway</h1><hr>proxy</body></html>`;
 
 export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 	const log: ProxiedRequest[] = [];
@@ -56,7 +57,12 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 		req.on('end', () => {
 			const body = Buffer.concat(chunks);
 			const [path, query = ''] = (req.url ?? '/').split('?');
-			const entry: ProxiedRequest = { method: req.method ?? '', path, query, body: body.toString('utf8') };
+			const entry: ProxiedRequest = {
+				method: req.method ?? '',
+				path,
+				query,
+				body: body.toString('utf8'),
+			};
 			log.push(entry);
 			const at = pending.findIndex((p) => p.method === entry.method && p.path === path);
 			const fault = at >= 0 ? pending.splice(at, 1)[0].fault : undefined;
@@ -67,31 +73,58 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 				res.writeHead(status, { 'content-type': contentType });
 				res.end(text);
 			};
-			if (fault === 'failBefore') return answer(500, JSON.stringify({ success: false, error: 'internal_error', message: 'Unexpected failure' }), 'application/json');
+			if (fault === 'failBefore')
+				return answer(
+					500,
+					JSON.stringify({
+						success: false,
+						error: 'internal_error',
+						message: 'Unexpected failure',
+					}),
+					'application/json',
+				);
 			if (fault === 'gatewayBefore') return answer(502, HTML_PAGE(502), 'text/html');
 
 			const headers = { ...req.headers, host: upstream.host };
-			const forward = http.request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (upstreamRes) => {
-				const parts: Buffer[] = [];
-				upstreamRes.on('data', (chunk: Buffer) => parts.push(chunk));
-				upstreamRes.on('end', () => {
-					entry.serverStatus = upstreamRes.statusCode;
-					if (fault === 'failAfter') return answer(500, JSON.stringify({ success: false, error: 'internal_error', message: 'Unexpected failure' }), 'application/json');
-					if (fault === 'gatewayAfter') return answer(504, HTML_PAGE(504), 'text/html');
-					if (fault === 'dropAfter') {
-						req.socket.destroy();
-						return;
-					}
-					entry.status = upstreamRes.statusCode;
-					const relayed: Record<string, string | string[]> = {};
-					for (const name of ['content-type', 'retry-after', 'date', 'allow']) {
-						const value = upstreamRes.headers[name];
-						if (value !== undefined) relayed[name] = value;
-					}
-					res.writeHead(upstreamRes.statusCode ?? 502, relayed);
-					res.end(Buffer.concat(parts));
-				});
-			});
+			const forward = http.request(
+				{
+					hostname: upstream.hostname,
+					port: upstream.port,
+					method: req.method,
+					path: req.url,
+					headers,
+				},
+				(upstreamRes) => {
+					const parts: Buffer[] = [];
+					upstreamRes.on('data', (chunk: Buffer) => parts.push(chunk));
+					upstreamRes.on('end', () => {
+						entry.serverStatus = upstreamRes.statusCode;
+						if (fault === 'failAfter')
+							return answer(
+								500,
+								JSON.stringify({
+									success: false,
+									error: 'internal_error',
+									message: 'Unexpected failure',
+								}),
+								'application/json',
+							);
+						if (fault === 'gatewayAfter') return answer(504, HTML_PAGE(504), 'text/html');
+						if (fault === 'dropAfter') {
+							req.socket.destroy();
+							return;
+						}
+						entry.status = upstreamRes.statusCode;
+						const relayed: Record<string, string | string[]> = {};
+						for (const name of ['content-type', 'retry-after', 'date', 'allow']) {
+							const value = upstreamRes.headers[name];
+							if (value !== undefined) relayed[name] = value;
+						}
+						res.writeHead(upstreamRes.statusCode ?? 502, relayed);
+						res.end(Buffer.concat(parts));
+					});
+				},
+			);
 			forward.on('error', () => answer(502, HTML_PAGE(502), 'text/html'));
 			forward.end(body);
 		});

@@ -13,7 +13,13 @@ export function captureLogs(): string[] {
 		(message: string, meta?: unknown): void => {
 			lines.push(`${level} ${message} ${meta === undefined ? '' : JSON.stringify(meta)}`);
 		};
-	const logger = { error: record('error'), warn: record('warn'), info: record('info'), debug: record('debug'), scoped: () => logger };
+	const logger = {
+		error: record('error'),
+		warn: record('warn'),
+		info: record('info'),
+		debug: record('debug'),
+		scoped: () => logger,
+	};
 	Container.set(Logger, logger as unknown as Logger);
 	LoggerProxy.init(logger as unknown as Logger);
 	return lines;

@@ -3,7 +3,13 @@
  * transport, the credentials and the error mapping can be exercised by n8n's engine before
  * (and apart from) the real nodes.
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { accountApiRequest, unifiedApiRequest } from '../../nodes/shared/transport';
 import type { UnifiedService } from '../../nodes/shared/pacing';
@@ -42,7 +48,13 @@ export class TransportProbe implements INodeType {
 				const body = JSON.parse(this.getNodeParameter('body', i) as string) as IDataObject;
 				const response =
 					this.getNodeParameter('api', i) === 'unified'
-						? await unifiedApiRequest(this, this.getNodeParameter('service', i) as UnifiedService, this.getNodeParameter('action', i) as string, body, i)
+						? await unifiedApiRequest(
+								this,
+								this.getNodeParameter('service', i) as UnifiedService,
+								this.getNodeParameter('action', i) as string,
+								body,
+								i,
+							)
 						: await accountApiRequest(this, {
 								method: this.getNodeParameter('method', i) as 'GET' | 'POST',
 								path: this.getNodeParameter('path', i) as string,
@@ -52,7 +64,15 @@ export class TransportProbe implements INodeType {
 				out.push({ json: response, pairedItem: { item: i } });
 			} catch (error) {
 				if (!this.continueOnFail()) throw error;
-				out.push({ json: { error: error.message, description: error.description, httpCode: error.httpCode, context: error.context }, pairedItem: { item: i } });
+				out.push({
+					json: {
+						error: error.message,
+						description: error.description,
+						httpCode: error.httpCode,
+						context: error.context,
+					},
+					pairedItem: { item: i },
+				});
 			}
 		}
 		return [out];

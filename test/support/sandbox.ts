@@ -16,10 +16,19 @@ export function useSandbox(options: Parameters<typeof startSandbox>[0] = {}): ()
 	};
 }
 
-export function accountCredentials(sandbox: Sandbox, key = sandbox.credentials.account.unrestricted) {
+export function accountCredentials(
+	sandbox: Sandbox,
+	key = sandbox.credentials.account.unrestricted,
+) {
 	return { commsAccountApi: { apiKey: key, baseUrl: sandbox.accountBaseUrl } };
 }
 
 export function unifiedCredentials(sandbox: Sandbox, key = sandbox.credentials.unified.live) {
-	return { commsUnifiedApi: { apiKey: key, endpointUrl: sandbox.unifiedUrl, webhookSecret: sandbox.credentials.webhookSecret } };
+	return {
+		commsUnifiedApi: {
+			apiKey: key,
+			endpointUrl: sandbox.unifiedUrl,
+			webhookSecret: sandbox.credentials.webhookSecret,
+		},
+	};
 }

@@ -34,14 +34,23 @@ export async function startStubServer(): Promise<StubServer> {
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+			received.push({
+				method: req.method ?? '',
+				url: req.url ?? '',
+				headers: req.headers,
+				body: Buffer.concat(chunks).toString('utf8'),
+				at: Date.now(),
+			});
 			const reply = replies.length > 1 ? replies.shift()! : replies[0];
 			if ('drop' in reply) {
 				req.socket.destroy();
 				return;
 			}
 			const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
-			res.writeHead(reply.status, { 'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json', ...reply.headers });
+			res.writeHead(reply.status, {
+				'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json',
+				...reply.headers,
+			});
 			res.end(text);
 		});
 	});

@@ -3,7 +3,13 @@
  * code), a stopped execution stops a wait at once, and no delay can overflow the runtime's
  * timer (a delay past 2^31 - 1 ms would otherwise fire at once and spin).
  */
-import { CancelledError, clampTimerMs, MAX_TIMER_MS, sleep, systemClock } from '../../nodes/shared/clock';
+import {
+	CancelledError,
+	clampTimerMs,
+	MAX_TIMER_MS,
+	sleep,
+	systemClock,
+} from '../../nodes/shared/clock';
 
 describe('systemClock', () => {
 	it('stops a ten-minute wait as soon as the execution is cancelled', async () => {
@@ -16,7 +22,9 @@ describe('systemClock', () => {
 	it('refuses to start waiting for an execution already cancelled', async () => {
 		const controller = new AbortController();
 		controller.abort();
-		await expect(sleep(systemClock, 1, controller.signal)).rejects.toThrow('The execution was cancelled');
+		await expect(sleep(systemClock, 1, controller.signal)).rejects.toThrow(
+			'The execution was cancelled',
+		);
 	});
 
 	it('fires a short timer, and never one that was cancelled', async () => {

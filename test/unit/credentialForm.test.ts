@@ -9,7 +9,9 @@ import { CommsUnifiedApi } from '../../credentials/CommsUnifiedApi.credentials';
 const form = new CommsUnifiedApi();
 const notice = (name: string) => form.properties.find((property) => property.name === name)!;
 const shown = (apiKey: string) =>
-	['liveModeNotice', 'testModeNotice'].filter((name) => NodeHelpers.displayParameter({ apiKey }, notice(name), null, null));
+	['liveModeNotice', 'testModeNotice'].filter((name) =>
+		NodeHelpers.displayParameter({ apiKey }, notice(name), null, null),
+	);
 
 describe('Comms Unified API credential form', () => {
 	it('says a live key performs real actions and charges credits', () => {
@@ -28,6 +30,7 @@ describe('Comms Unified API credential form', () => {
 	});
 
 	it('keeps both secrets in password fields', () => {
-		for (const name of ['apiKey', 'webhookSecret']) expect(notice(name).typeOptions?.password).toBe(true);
+		for (const name of ['apiKey', 'webhookSecret'])
+			expect(notice(name).typeOptions?.password).toBe(true);
 	});
 });

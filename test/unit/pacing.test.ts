@@ -89,7 +89,10 @@ describe('RateLimiter', () => {
 
 	it('paces 600 a minute: 1,800 requests take three windows, never more than 600 in any', async () => {
 		const clock = new FakeClock();
-		const limiter = new RateLimiter({ perWindow: 600, windowMs: 60_000, concurrency: 1_000_000 }, clock);
+		const limiter = new RateLimiter(
+			{ perWindow: 600, windowMs: 60_000, concurrency: 1_000_000 },
+			clock,
+		);
 		const starts: number[] = [];
 		const all = Array.from({ length: 1800 }, () =>
 			limiter.acquire().then((release) => {
@@ -100,7 +103,8 @@ describe('RateLimiter', () => {
 		await clock.advance(200_000);
 		await Promise.all(all);
 		expect(starts).toHaveLength(1800);
-		for (let i = 600; i < starts.length; i++) expect(starts[i] - starts[i - 600]).toBeGreaterThan(60_000);
+		for (let i = 600; i < starts.length; i++)
+			expect(starts[i] - starts[i - 600]).toBeGreaterThan(60_000);
 		expect(Math.max(...starts)).toBeLessThanOrEqual(120_002);
 	});
 
@@ -153,7 +157,10 @@ describe('RateLimiter after a 429', () => {
 
 	it('never arms a timer beyond what the runtime holds, even for a full window of years', async () => {
 		const clock = new NodeLikeClock();
-		const limiter = new RateLimiter({ perWindow: 1, windowMs: 10 * 365 * 24 * 3_600_000, concurrency: 10 }, clock);
+		const limiter = new RateLimiter(
+			{ perWindow: 1, windowMs: 10 * 365 * 24 * 3_600_000, concurrency: 10 },
+			clock,
+		);
 		const first = await limiter.acquire();
 		first();
 		const waiting = startMany(limiter, clock, 1);

@@ -1,6 +1,7 @@
 import { normalisePhoneNumber, PhoneNumberError } from '../../nodes/shared/phone';
 
-const to = (value: unknown, defaultCountry?: string) => normalisePhoneNumber(value, { parameter: 'To', defaultCountry });
+const to = (value: unknown, defaultCountry?: string) =>
+	normalisePhoneNumber(value, { parameter: 'To', defaultCountry });
 
 describe('normalisePhoneNumber', () => {
 	it.each([

@@ -8,10 +8,26 @@ import fc from 'fast-check';
 
 import { normalisePhoneNumber, PhoneNumberError } from '../../nodes/shared/phone';
 
-const to = (value: unknown, defaultCountry?: string) => normalisePhoneNumber(value, { parameter: 'To', defaultCountry });
+const to = (value: unknown, defaultCountry?: string) =>
+	normalisePhoneNumber(value, { parameter: 'To', defaultCountry });
 
 /** Invisible formatting marks: removed wherever they are. */
-const INVISIBLE = ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F', '\uFEFF', '\u200B', '\u2060'];
+const INVISIBLE = [
+	'\u202A',
+	'\u202B',
+	'\u202C',
+	'\u202D',
+	'\u202E',
+	'\u2066',
+	'\u2067',
+	'\u2068',
+	'\u2069',
+	'\u200E',
+	'\u200F',
+	'\uFEFF',
+	'\u200B',
+	'\u2060',
+];
 /** Separators that stand for a space or a dash. */
 const SPACES = [' ', '\u00A0', '\u2009', '\u202F', '\t', '\u2007', '\u3000'];
 const DASHES = ['-', '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212'];
@@ -79,9 +95,13 @@ describe('property: pasted formatting never changes the number', () => {
 
 	it('invisible marks inserted anywhere, any number of them', () => {
 		fc.assert(
-			fc.property(valid, fc.array(fc.tuple(fc.nat(), fc.constantFrom(...INVISIBLE)), { maxLength: 12 }), ([input, country, expected], marks) => {
-				expect(to(insertAll(input, marks), country)).toBe(expected);
-			}),
+			fc.property(
+				valid,
+				fc.array(fc.tuple(fc.nat(), fc.constantFrom(...INVISIBLE)), { maxLength: 12 }),
+				([input, country, expected], marks) => {
+					expect(to(insertAll(input, marks), country)).toBe(expected);
+				},
+			),
 			{ numRuns: 2000 },
 		);
 	});
@@ -97,7 +117,9 @@ describe('property: pasted formatting never changes the number', () => {
 				([input, country, expected], spaces, dashes, marks, around) => {
 					let s = 0;
 					let d = 0;
-					const pasted = input.replace(/ /g, () => spaces[s++ % spaces.length]).replace(/-/g, () => dashes[d++ % dashes.length]);
+					const pasted = input
+						.replace(/ /g, () => spaces[s++ % spaces.length])
+						.replace(/-/g, () => dashes[d++ % dashes.length]);
 					expect(to(`${around}${insertAll(pasted, marks)}${around}`, country)).toBe(expected);
 				},
 			),
@@ -108,11 +130,16 @@ describe('property: pasted formatting never changes the number', () => {
 	it('a separator (space or dash of any kind) between two digits of an international number', () => {
 		const international = fc.constantFrom(...VALID.filter(([input]) => input.startsWith('+')));
 		fc.assert(
-			fc.property(international, fc.nat(), fc.constantFrom(...SPACES, ...DASHES), ([input, country, expected], at, separator) => {
-				const gaps = [...input.matchAll(/\d(?=\d)/g)].map((match) => match.index + 1);
-				const i = gaps[at % gaps.length];
-				expect(to(input.slice(0, i) + separator + input.slice(i), country)).toBe(expected);
-			}),
+			fc.property(
+				international,
+				fc.nat(),
+				fc.constantFrom(...SPACES, ...DASHES),
+				([input, country, expected], at, separator) => {
+					const gaps = [...input.matchAll(/\d(?=\d)/g)].map((match) => match.index + 1);
+					const i = gaps[at % gaps.length];
+					expect(to(input.slice(0, i) + separator + input.slice(i), country)).toBe(expected);
+				},
+			),
 			{ numRuns: 2000 },
 		);
 	});

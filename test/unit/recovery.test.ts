@@ -22,21 +22,21 @@ const at = (offsetMs: number) => new Date(T0 + offsetMs).toISOString();
 const nothingClaimed = { sinceMs: T0, isClaimed: () => false };
 
 describe('lookupSince and serverClockOffset', () => {
-	it('looks from just before the first send, on the server\'s clock', () => {
+	it("looks from just before the first send, on the server's clock", () => {
 		expect(lookupSince(T0, 0)).toBe(T0 - SINCE_MARGIN_MS);
 		expect(lookupSince(T0, 90_000)).toBe(T0 + 90_000 - SINCE_MARGIN_MS);
 		expect(lookupSince(T0, -90_000)).toBe(T0 - 90_000 - SINCE_MARGIN_MS);
 	});
-	it('looks further back when the server\'s clock is not known', () => {
+	it("looks further back when the server's clock is not known", () => {
 		expect(lookupSince(T0, undefined)).toBe(T0 - SINCE_MARGIN_UNKNOWN_CLOCK_MS);
 	});
-	it('reads the server\'s clock from a Date header (whole seconds: the middle of that second)', () => {
+	it("reads the server's clock from a Date header (whole seconds: the middle of that second)", () => {
 		expect(serverClockOffset('Sun, 01 Mar 2026 10:01:30 GMT', T0)).toBe(90_500);
 		expect(serverClockOffset(['Sun, 01 Mar 2026 09:59:00 GMT'], T0)).toBe(-59_500);
 		expect(serverClockOffset(undefined, T0)).toBeUndefined();
 		expect(serverClockOffset('not a date', T0)).toBeUndefined();
 	});
-	it('never misses the request\'s own record: its server time is at or after since, whatever the offset error of a Date header', () => {
+	it("never misses the request's own record: its server time is at or after since, whatever the offset error of a Date header", () => {
 		for (const trueOffset of [-3_600_000, -1234, 0, 999, 86_400_000]) {
 			for (const fractionMs of [0, 1, 500, 999]) {
 				const serverNowAtAnswer = T0 + trueOffset + 5_000 + fractionMs;
@@ -69,7 +69,16 @@ describe('matchSentSms', () => {
 	it('finds the one matching record and gives it in the shape of a send result', () => {
 		expect(matchSentSms(page(record('SM1')), sms, nothingClaimed, 200)).toEqual({
 			kind: 'found',
-			result: { success: true, messageId: 'SM1', status: 'sent', from: '+447700900001', to: '+447700900123', phoneDocId: 'pd_main', segmentsUsed: 1, sentAt: at(1_000) },
+			result: {
+				success: true,
+				messageId: 'SM1',
+				status: 'sent',
+				from: '+447700900001',
+				to: '+447700900123',
+				phoneDocId: 'pd_main',
+				segmentsUsed: 1,
+				sentAt: at(1_000),
+			},
 			ids: ['sms:SM1', 'sms:rec_SM1'],
 		});
 	});
@@ -86,45 +95,85 @@ describe('matchSentSms', () => {
 		['a message from the dashboard', { source: 'dashboard' }],
 		['a message from before the send', { sentAt: at(-1) }],
 	])('does not take %s for it (whatever filters the server applied)', (_what, overrides) => {
-		expect(matchSentSms(page(record('SM1', overrides)), sms, nothingClaimed, 200)).toEqual({ kind: 'absent' });
+		expect(matchSentSms(page(record('SM1', overrides)), sms, nothingClaimed, 200)).toEqual({
+			kind: 'absent',
+		});
 	});
 
 	it('skips records other items of the execution have claimed', () => {
 		const claims = new ClaimLedger();
 		claims.claim(smsIds({ messageId: 'SM1' }));
 		const window = { sinceMs: T0, isClaimed: (ids: string[]) => claims.isClaimed(ids) };
-		expect(matchSentSms(page(record('SM1'), record('SM2')), sms, window, 200)).toMatchObject({ kind: 'found', result: { messageId: 'SM2' } });
+		expect(matchSentSms(page(record('SM1'), record('SM2')), sms, window, 200)).toMatchObject({
+			kind: 'found',
+			result: { messageId: 'SM2' },
+		});
 		claims.claim(['sms:SM2']);
-		expect(matchSentSms(page(record('SM1'), record('SM2')), sms, window, 200)).toEqual({ kind: 'absent' });
+		expect(matchSentSms(page(record('SM1'), record('SM2')), sms, window, 200)).toEqual({
+			kind: 'absent',
+		});
 	});
 
 	it('cannot decide between two unclaimed matches', () => {
-		expect(matchSentSms(page(record('SM1'), record('SM2')), sms, nothingClaimed, 200)).toMatchObject({ kind: 'undecided', reason: expect.stringMatching(/2 matching SMS records/) });
+		expect(
+			matchSentSms(page(record('SM1'), record('SM2')), sms, nothingClaimed, 200),
+		).toMatchObject({ kind: 'undecided', reason: expect.stringMatching(/2 matching SMS records/) });
 	});
 
 	it('cannot decide when a matching record has no readable time', () => {
-		expect(matchSentSms(page(record('SM1', { sentAt: undefined, createdAt: undefined })), sms, nothingClaimed, 200)).toMatchObject({ kind: 'undecided' });
+		expect(
+			matchSentSms(
+				page(record('SM1', { sentAt: undefined, createdAt: undefined })),
+				sms,
+				nothingClaimed,
+				200,
+			),
+		).toMatchObject({ kind: 'undecided' });
 	});
 
 	it('cannot call it absent from a full page (the rest may hold it), but a match on it is still the one', () => {
 		const others = Array.from({ length: 200 }, (_, i) => record(`X${i}`, { body: 'other' }));
-		expect(matchSentSms(page(...others), sms, nothingClaimed, 200)).toMatchObject({ kind: 'undecided', reason: expect.stringMatching(/full page/) });
+		expect(matchSentSms(page(...others), sms, nothingClaimed, 200)).toMatchObject({
+			kind: 'undecided',
+			reason: expect.stringMatching(/full page/),
+		});
 	});
 
 	it('cannot read an answer without a messages list', () => {
-		expect(matchSentSms({ success: true }, sms, nothingClaimed, 200)).toMatchObject({ kind: 'undecided' });
+		expect(matchSentSms({ success: true }, sms, nothingClaimed, 200)).toMatchObject({
+			kind: 'undecided',
+		});
 		expect(matchSentSms('<html>', sms, nothingClaimed, 200)).toMatchObject({ kind: 'undecided' });
 	});
 
 	it('takes a record without the optional fields (direction, source) on its text, recipient and time', () => {
-		const bare = { messageId: 'SM7', toNumber: '+447700900123', body: 'See you at 3', createdAt: at(10) };
-		expect(matchSentSms(page(bare), sms, nothingClaimed, 200)).toMatchObject({ kind: 'found', result: { messageId: 'SM7' } });
+		const bare = {
+			messageId: 'SM7',
+			toNumber: '+447700900123',
+			body: 'See you at 3',
+			createdAt: at(10),
+		};
+		expect(matchSentSms(page(bare), sms, nothingClaimed, 200)).toMatchObject({
+			kind: 'found',
+			result: { messageId: 'SM7' },
+		});
 	});
 });
 
 describe('matchCreatedCall', () => {
-	const manual = { phoneDocId: 'pd_main', to: '+447700900123', mode: 'manual' as const, agentPhone: '+447700900456' };
-	const ai = { phoneDocId: 'pd_main', to: '+447700900123', mode: 'ai' as const, customerName: 'Sam', callPurpose: 'general' };
+	const manual = {
+		phoneDocId: 'pd_main',
+		to: '+447700900123',
+		mode: 'manual' as const,
+		agentPhone: '+447700900456',
+	};
+	const ai = {
+		phoneDocId: 'pd_main',
+		to: '+447700900123',
+		mode: 'ai' as const,
+		customerName: 'Sam',
+		callPurpose: 'general',
+	};
 	const manualRecord = (id: string, overrides: Record<string, unknown> = {}) => ({
 		id,
 		callId: id,
@@ -159,7 +208,17 @@ describe('matchCreatedCall', () => {
 	it('finds a manual call and gives it in the shape of a creation result', () => {
 		expect(matchCreatedCall(page(manualRecord('call_1')), manual, nothingClaimed, 200)).toEqual({
 			kind: 'found',
-			result: { success: true, callId: 'call_1', callSid: 'CAcall_1', status: 'ringing-agent', phoneDocId: 'pd_main', from: '+447700900001', to: '+447700900123', agentPhone: '+447700900456', createdAt: at(500) },
+			result: {
+				success: true,
+				callId: 'call_1',
+				callSid: 'CAcall_1',
+				status: 'ringing-agent',
+				phoneDocId: 'pd_main',
+				from: '+447700900001',
+				to: '+447700900123',
+				agentPhone: '+447700900456',
+				createdAt: at(500),
+			},
 			ids: ['call:call_1', 'call:CAcall_1', 'call:call_1'],
 		});
 	});
@@ -178,27 +237,49 @@ describe('matchCreatedCall', () => {
 		['an earlier call', { createdAt: at(-5_000) }],
 		['the other mode', { mode: 'ai' }],
 	])('does not take %s for it', (_what, overrides) => {
-		expect(matchCreatedCall(page(manualRecord('call_1', overrides)), manual, nothingClaimed, 200)).toEqual({ kind: 'absent' });
+		expect(
+			matchCreatedCall(page(manualRecord('call_1', overrides)), manual, nothingClaimed, 200),
+		).toEqual({ kind: 'absent' });
 	});
 
 	it('does not take an AI call for another customer name or purpose', () => {
-		expect(matchCreatedCall(page(aiRecord('CA1', { customerName: 'Alex' })), ai, nothingClaimed, 200)).toEqual({ kind: 'absent' });
-		expect(matchCreatedCall(page(aiRecord('CA1', { callPurpose: 'custom' })), ai, nothingClaimed, 200)).toEqual({ kind: 'absent' });
+		expect(
+			matchCreatedCall(page(aiRecord('CA1', { customerName: 'Alex' })), ai, nothingClaimed, 200),
+		).toEqual({ kind: 'absent' });
+		expect(
+			matchCreatedCall(page(aiRecord('CA1', { callPurpose: 'custom' })), ai, nothingClaimed, 200),
+		).toEqual({ kind: 'absent' });
 	});
 
-	it('a request without an agent phone (the key\'s default) matches any agent phone', () => {
-		expect(matchCreatedCall(page(manualRecord('call_1')), { ...manual, agentPhone: undefined }, nothingClaimed, 200)).toMatchObject({ kind: 'found' });
+	it("a request without an agent phone (the key's default) matches any agent phone", () => {
+		expect(
+			matchCreatedCall(
+				page(manualRecord('call_1')),
+				{ ...manual, agentPhone: undefined },
+				nothingClaimed,
+				200,
+			),
+		).toMatchObject({ kind: 'found' });
 	});
 
 	it('knows a call by any of its identifiers when claimed', () => {
 		const claims = new ClaimLedger();
 		claims.claim(callIds({ callId: 'call_1', callSid: 'CAcall_1' }));
 		const window = { sinceMs: T0, isClaimed: (ids: string[]) => claims.isClaimed(ids) };
-		expect(matchCreatedCall(page(manualRecord('call_1')), manual, window, 200)).toEqual({ kind: 'absent' });
+		expect(matchCreatedCall(page(manualRecord('call_1')), manual, window, 200)).toEqual({
+			kind: 'absent',
+		});
 	});
 
 	it('cannot decide between two unclaimed calls', () => {
-		expect(matchCreatedCall(page(manualRecord('call_1'), manualRecord('call_2')), manual, nothingClaimed, 200)).toMatchObject({ kind: 'undecided' });
+		expect(
+			matchCreatedCall(
+				page(manualRecord('call_1'), manualRecord('call_2')),
+				manual,
+				nothingClaimed,
+				200,
+			),
+		).toMatchObject({ kind: 'undecided' });
 	});
 });
 

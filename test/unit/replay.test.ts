@@ -7,7 +7,13 @@
  */
 import fc from 'fast-check';
 
-import { checkTimestamp, eventKey, MAX_REMEMBERED_EVENTS, ReplayRegistry, type RememberedEvents } from '../../nodes/CommsUnifiedTrigger/replay';
+import {
+	checkTimestamp,
+	eventKey,
+	MAX_REMEMBERED_EVENTS,
+	ReplayRegistry,
+	type RememberedEvents,
+} from '../../nodes/CommsUnifiedTrigger/replay';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -21,7 +27,10 @@ describe('checkTimestamp', () => {
 
 	it('refuses one a millisecond past either edge', () => {
 		expect(checkTimestamp(iso(NOW - 300_001), NOW, 300)).toEqual({ ok: false, reason: 'tooOld' });
-		expect(checkTimestamp(iso(NOW + 300_001), NOW, 300)).toEqual({ ok: false, reason: 'tooFarAhead' });
+		expect(checkTimestamp(iso(NOW + 300_001), NOW, 300)).toEqual({
+			ok: false,
+			reason: 'tooFarAhead',
+		});
 	});
 
 	it('reads offsets other than Z', () => {
@@ -48,11 +57,21 @@ describe('checkTimestamp', () => {
 
 describe('eventKey', () => {
 	const body = (payload: unknown) => JSON.stringify(payload);
-	const completed = { event: 'call.completed', timestamp: iso(NOW), data: { call_id: 'ucall_1', duration: 60 } };
+	const completed = {
+		event: 'call.completed',
+		timestamp: iso(NOW),
+		data: { call_id: 'ucall_1', duration: 60 },
+	};
 
 	it('is the same for the same event about the same call, whatever the bytes', () => {
-		const again = { data: { duration: 60, call_id: 'ucall_1' }, timestamp: iso(NOW), event: 'call.completed' };
-		expect(eventKey(again, JSON.stringify(again, null, 2))).toBe(eventKey(completed, body(completed)));
+		const again = {
+			data: { duration: 60, call_id: 'ucall_1' },
+			timestamp: iso(NOW),
+			event: 'call.completed',
+		};
+		expect(eventKey(again, JSON.stringify(again, null, 2))).toBe(
+			eventKey(completed, body(completed)),
+		);
 	});
 
 	it('differs for another event, call or message', () => {
@@ -69,7 +88,9 @@ describe('eventKey', () => {
 	it('falls back to the exact bytes when the event names no call or message', () => {
 		const payload = { event: 'call.completed', timestamp: iso(NOW), data: {} };
 		expect(eventKey(payload, body(payload))).toBe(eventKey(payload, Buffer.from(body(payload))));
-		expect(eventKey(payload, body(payload))).not.toBe(eventKey(payload, body({ ...payload, timestamp: iso(NOW + 1) })));
+		expect(eventKey(payload, body(payload))).not.toBe(
+			eventKey(payload, body({ ...payload, timestamp: iso(NOW + 1) })),
+		);
 	});
 
 	it('is short and carries nothing of the payload', () => {
@@ -79,8 +100,11 @@ describe('eventKey', () => {
 });
 
 describe('ReplayRegistry', () => {
-	const claim = (registry: ReplayRegistry, key: string, { scope = 's', nowMs = NOW, expiresAtMs = NOW + 60_000, stored = {} as unknown } = {}) =>
-		registry.claim({ scope, key, expiresAtMs, nowMs, stored });
+	const claim = (
+		registry: ReplayRegistry,
+		key: string,
+		{ scope = 's', nowMs = NOW, expiresAtMs = NOW + 60_000, stored = {} as unknown } = {},
+	) => registry.claim({ scope, key, expiresAtMs, nowMs, stored });
 
 	it('takes an event once; a repeat inside the window is a duplicate', () => {
 		const registry = new ReplayRegistry();
@@ -100,21 +124,32 @@ describe('ReplayRegistry', () => {
 		const registry = new ReplayRegistry();
 		claim(registry, 'a', { expiresAtMs: NOW + 1000 });
 		expect(claim(registry, 'a', { nowMs: NOW + 999 }).duplicate).toBe(true);
-		expect(claim(registry, 'a', { nowMs: NOW + 1000, expiresAtMs: NOW + 5000 }).duplicate).toBe(false);
+		expect(claim(registry, 'a', { nowMs: NOW + 1000, expiresAtMs: NOW + 5000 }).duplicate).toBe(
+			false,
+		);
 	});
 
 	it('counts what static data remembers, and returns everything still remembered to save', () => {
 		const registry = new ReplayRegistry();
 		claim(registry, 'mine');
-		const result = claim(registry, 'new', { stored: { theirs: NOW + 10_000, old: NOW - 1, junk: 'x' } });
+		const result = claim(registry, 'new', {
+			stored: { theirs: NOW + 10_000, old: NOW - 1, junk: 'x' },
+		});
 		expect(result.duplicate).toBe(false);
-		expect(result.remembered).toEqual({ mine: NOW + 60_000, theirs: NOW + 10_000, new: NOW + 60_000 });
+		expect(result.remembered).toEqual({
+			mine: NOW + 60_000,
+			theirs: NOW + 10_000,
+			new: NOW + 60_000,
+		});
 		expect(claim(registry, 'theirs').duplicate).toBe(true);
 	});
 
-	it.each([null, 'text', 42, ['a'], undefined])('ignores static data that is not a map (%p)', (stored) => {
-		expect(claim(new ReplayRegistry(), 'a', { stored }).duplicate).toBe(false);
-	});
+	it.each([null, 'text', 42, ['a'], undefined])(
+		'ignores static data that is not a map (%p)',
+		(stored) => {
+			expect(claim(new ReplayRegistry(), 'a', { stored }).duplicate).toBe(false);
+		},
+	);
 
 	it(`remembers at most ${MAX_REMEMBERED_EVENTS} events per trigger, forgetting the oldest first`, () => {
 		const registry = new ReplayRegistry(3);
@@ -132,7 +167,12 @@ describe('ReplayRegistry', () => {
 	});
 
 	it('agrees with a simple model over random sequences of deliveries', () => {
-		const delivery = fc.record({ key: fc.constantFrom('a', 'b', 'c'), scope: fc.constantFrom('x', 'y'), step: fc.integer({ min: 0, max: 40_000 }), life: fc.integer({ min: 1, max: 60_000 }) });
+		const delivery = fc.record({
+			key: fc.constantFrom('a', 'b', 'c'),
+			scope: fc.constantFrom('x', 'y'),
+			step: fc.integer({ min: 0, max: 40_000 }),
+			life: fc.integer({ min: 1, max: 60_000 }),
+		});
 		fc.assert(
 			fc.property(fc.array(delivery, { maxLength: 60 }), (deliveries) => {
 				const registry = new ReplayRegistry();
@@ -142,7 +182,13 @@ describe('ReplayRegistry', () => {
 					now += step;
 					const id = `${scope}/${key}`;
 					const expected = (model.get(id) ?? -Infinity) > now;
-					const { duplicate } = registry.claim({ scope, key, expiresAtMs: now + life, nowMs: now, stored: {} });
+					const { duplicate } = registry.claim({
+						scope,
+						key,
+						expiresAtMs: now + life,
+						nowMs: now,
+						stored: {},
+					});
 					if (duplicate !== expected) return false;
 					if (!duplicate) model.set(id, now + life);
 				}
@@ -170,7 +216,13 @@ describe('across n8n processes, through static data', () => {
 	}
 
 	const deliver = (process: ReplayRegistry, loaded: RememberedEvents, key: string, nowMs = NOW) =>
-		process.claim({ scope: 'wf\u0000trigger\u0000production', key, expiresAtMs: NOW + 300_000, nowMs, stored: loaded });
+		process.claim({
+			scope: 'wf\u0000trigger\u0000production',
+			key,
+			expiresAtMs: NOW + 300_000,
+			nowMs,
+			stored: loaded,
+		});
 
 	it('two deliveries at once in one process: the second is a duplicate, and both events stay saved', () => {
 		const db = new Database();

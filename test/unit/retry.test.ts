@@ -1,16 +1,27 @@
-import { backoffDelay, decideRetry, DEFAULT_RETRY, LOOKUP_SETTLE_MS, parseRetryAfter } from '../../nodes/shared/retry';
+import {
+	backoffDelay,
+	decideRetry,
+	DEFAULT_RETRY,
+	LOOKUP_SETTLE_MS,
+	parseRetryAfter,
+} from '../../nodes/shared/retry';
 import { MAX_PAUSE_MS } from '../../nodes/shared/pacing';
 
 describe('parseRetryAfter', () => {
 	it('reads seconds', () => expect(parseRetryAfter('7', 0)).toBe(7000));
 	it('reads fractional seconds', () => expect(parseRetryAfter('0.5', 0)).toBe(500));
-	it('reads an HTTP date', () => expect(parseRetryAfter('Wed, 21 Oct 2026 07:28:10 GMT', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT'))).toBe(10_000));
-	it('treats a date in the past as now', () => expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', Date.now())).toBe(0));
+	it('reads an HTTP date', () =>
+		expect(
+			parseRetryAfter('Wed, 21 Oct 2026 07:28:10 GMT', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT')),
+		).toBe(10_000));
+	it('treats a date in the past as now', () =>
+		expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', Date.now())).toBe(0));
 	it('ignores garbage and absence', () => {
 		expect(parseRetryAfter('soon', 0)).toBeUndefined();
 		expect(parseRetryAfter(undefined, 0)).toBeUndefined();
 	});
-	it('takes the first of repeated headers', () => expect(parseRetryAfter(['2', '9'], 0)).toBe(2000));
+	it('takes the first of repeated headers', () =>
+		expect(parseRetryAfter(['2', '9'], 0)).toBe(2000));
 });
 
 describe('backoffDelay', () => {
@@ -19,7 +30,8 @@ describe('backoffDelay', () => {
 		expect(backoffDelay(1, DEFAULT_RETRY, () => 1)).toBe(500);
 		expect(backoffDelay(3, DEFAULT_RETRY, () => 1)).toBe(2000);
 	});
-	it('is capped', () => expect(backoffDelay(30, DEFAULT_RETRY, () => 1)).toBe(DEFAULT_RETRY.maxDelayMs));
+	it('is capped', () =>
+		expect(backoffDelay(30, DEFAULT_RETRY, () => 1)).toBe(DEFAULT_RETRY.maxDelayMs));
 });
 
 describe('decideRetry', () => {
@@ -30,38 +42,78 @@ describe('decideRetry', () => {
 
 	describe('429', () => {
 		it('waits the Retry-After the server asked for, and holds the key that long, reads and writes alike', () => {
-			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 3000, ...window }, 1, write)).toEqual({ action: 'retry', delayMs: 3000, holdKeyMs: 3000 });
-			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 3000, ...window }, 1, read)).toEqual({ action: 'retry', delayMs: 3000, holdKeyMs: 3000 });
+			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 3000, ...window }, 1, write)).toEqual(
+				{ action: 'retry', delayMs: 3000, holdKeyMs: 3000 },
+			);
+			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 3000, ...window }, 1, read)).toEqual({
+				action: 'retry',
+				delayMs: 3000,
+				holdKeyMs: 3000,
+			});
 		});
 		it('waits up to the cap (120 s)', () => {
-			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 120_000, ...window }, 1, write)).toMatchObject({ action: 'retry', delayMs: 120_000 });
+			expect(
+				decideRetry({ kind: 'rateLimited', retryAfterMs: 120_000, ...window }, 1, write),
+			).toMatchObject({ action: 'retry', delayMs: 120_000 });
 		});
 		it('fails at once when the server asks for longer than the cap, and holds nobody back', () => {
-			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 120_001, ...window }, 1, write)).toEqual({ action: 'stop', why: 'waitTooLong' });
-			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 99999999 * 1000, ...window }, 1, read)).toEqual({ action: 'stop', why: 'waitTooLong' });
+			expect(
+				decideRetry({ kind: 'rateLimited', retryAfterMs: 120_001, ...window }, 1, write),
+			).toEqual({ action: 'stop', why: 'waitTooLong' });
+			expect(
+				decideRetry({ kind: 'rateLimited', retryAfterMs: 99999999 * 1000, ...window }, 1, read),
+			).toEqual({ action: 'stop', why: 'waitTooLong' });
 		});
 		it('without Retry-After, waits until the window frees a place and holds the key as long', () => {
-			expect(decideRetry({ kind: 'rateLimited', ...window }, 1, write)).toEqual({ action: 'retry', delayMs: 20_000, holdKeyMs: 20_000 });
+			expect(decideRetry({ kind: 'rateLimited', ...window }, 1, write)).toEqual({
+				action: 'retry',
+				delayMs: 20_000,
+				holdKeyMs: 20_000,
+			});
 		});
 		it('without Retry-After, waits at least the backoff and at most one window', () => {
-			expect(decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 10 }, 3, write)).toMatchObject({ delayMs: 2000 });
-			expect(decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 500_000 }, 1, write)).toMatchObject({ delayMs: 60_000 });
+			expect(
+				decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 10 }, 3, write),
+			).toMatchObject({ delayMs: 2000 });
+			expect(
+				decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 500_000 }, 1, write),
+			).toMatchObject({ delayMs: 60_000 });
 		});
 		it('without Retry-After, backs off as usual once a whole window has been waited out', () => {
-			expect(decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 59_000, waitedMs: 60_000 }, 2, write)).toEqual({ action: 'retry', delayMs: 1000, holdKeyMs: 1000 });
+			expect(
+				decideRetry(
+					{ kind: 'rateLimited', ...window, windowFreesInMs: 59_000, waitedMs: 60_000 },
+					2,
+					write,
+				),
+			).toEqual({ action: 'retry', delayMs: 1000, holdKeyMs: 1000 });
 		});
 		it('without Retry-After, does not give up before one full window has been waited out', () => {
 			const last = DEFAULT_RETRY.maxAttempts;
 			// 0.5 + 1 + 2 + 4 + 8 s of backoff is not a minute: one more wait, for the rest of the window.
-			expect(decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 10, waitedMs: 15_500 }, last, write)).toEqual({
+			expect(
+				decideRetry(
+					{ kind: 'rateLimited', ...window, windowFreesInMs: 10, waitedMs: 15_500 },
+					last,
+					write,
+				),
+			).toEqual({
 				action: 'retry',
 				delayMs: 44_500,
 				holdKeyMs: 44_500,
 			});
-			expect(decideRetry({ kind: 'rateLimited', ...window, waitedMs: 60_000 }, last, write)).toEqual({ action: 'stop', why: 'attempts' });
+			expect(
+				decideRetry({ kind: 'rateLimited', ...window, waitedMs: 60_000 }, last, write),
+			).toEqual({ action: 'stop', why: 'attempts' });
 		});
 		it('with Retry-After, stops after the last attempt', () => {
-			expect(decideRetry({ kind: 'rateLimited', retryAfterMs: 1000, ...window }, DEFAULT_RETRY.maxAttempts, write)).toEqual({ action: 'stop', why: 'attempts' });
+			expect(
+				decideRetry(
+					{ kind: 'rateLimited', retryAfterMs: 1000, ...window },
+					DEFAULT_RETRY.maxAttempts,
+					write,
+				),
+			).toEqual({ action: 'stop', why: 'attempts' });
 		});
 	});
 
@@ -70,27 +122,53 @@ describe('decideRetry', () => {
 			expect(decideRetry({ kind: 'notSent' }, 1, write)).toEqual({ action: 'retry', delayMs: 500 });
 		});
 		it('up to the last attempt', () => {
-			expect(decideRetry({ kind: 'notSent' }, DEFAULT_RETRY.maxAttempts, write)).toEqual({ action: 'stop', why: 'attempts' });
+			expect(decideRetry({ kind: 'notSent' }, DEFAULT_RETRY.maxAttempts, write)).toEqual({
+				action: 'stop',
+				why: 'attempts',
+			});
 		});
 	});
 
 	describe('an outcome that is unknown (500, a gateway 502/503/504, a broken connection, a timeout)', () => {
 		it('a read is sent again, after Retry-After if the server sent one (capped)', () => {
-			expect(decideRetry({ kind: 'unknown', responded: true }, 2, read)).toEqual({ action: 'retry', delayMs: 1000 });
-			expect(decideRetry({ kind: 'unknown', responded: true, retryAfterMs: 5000 }, 2, read)).toEqual({ action: 'retry', delayMs: 5000 });
-			expect(decideRetry({ kind: 'unknown', responded: true, retryAfterMs: 3_600_000 }, 2, read)).toEqual({ action: 'retry', delayMs: 120_000 });
-			expect(decideRetry({ kind: 'unknown', responded: false }, DEFAULT_RETRY.maxAttempts, read)).toEqual({ action: 'stop', why: 'attempts' });
+			expect(decideRetry({ kind: 'unknown', responded: true }, 2, read)).toEqual({
+				action: 'retry',
+				delayMs: 1000,
+			});
+			expect(
+				decideRetry({ kind: 'unknown', responded: true, retryAfterMs: 5000 }, 2, read),
+			).toEqual({ action: 'retry', delayMs: 5000 });
+			expect(
+				decideRetry({ kind: 'unknown', responded: true, retryAfterMs: 3_600_000 }, 2, read),
+			).toEqual({ action: 'retry', delayMs: 120_000 });
+			expect(
+				decideRetry({ kind: 'unknown', responded: false }, DEFAULT_RETRY.maxAttempts, read),
+			).toEqual({ action: 'stop', why: 'attempts' });
 		});
 		it('a write is never sent again blindly', () => {
-			expect(decideRetry({ kind: 'unknown', responded: true }, 1, write)).toEqual({ action: 'stop', why: 'unknownOutcome' });
-			expect(decideRetry({ kind: 'unknown', responded: false }, 1, write)).toEqual({ action: 'stop', why: 'unknownOutcome' });
+			expect(decideRetry({ kind: 'unknown', responded: true }, 1, write)).toEqual({
+				action: 'stop',
+				why: 'unknownOutcome',
+			});
+			expect(decideRetry({ kind: 'unknown', responded: false }, 1, write)).toEqual({
+				action: 'stop',
+				why: 'unknownOutcome',
+			});
 		});
 		it('a write that can be looked up is looked up first; with no answer at all, after letting the server settle', () => {
-			expect(decideRetry({ kind: 'unknown', responded: true }, 1, lookedUp)).toEqual({ action: 'lookUp', delayMs: 500 });
-			expect(decideRetry({ kind: 'unknown', responded: false }, 1, lookedUp)).toEqual({ action: 'lookUp', delayMs: LOOKUP_SETTLE_MS });
+			expect(decideRetry({ kind: 'unknown', responded: true }, 1, lookedUp)).toEqual({
+				action: 'lookUp',
+				delayMs: 500,
+			});
+			expect(decideRetry({ kind: 'unknown', responded: false }, 1, lookedUp)).toEqual({
+				action: 'lookUp',
+				delayMs: LOOKUP_SETTLE_MS,
+			});
 		});
 		it('a write is not looked up (nor sent) again after the last attempt', () => {
-			expect(decideRetry({ kind: 'unknown', responded: true }, DEFAULT_RETRY.maxAttempts, lookedUp)).toEqual({ action: 'stop', why: 'unknownOutcome' });
+			expect(
+				decideRetry({ kind: 'unknown', responded: true }, DEFAULT_RETRY.maxAttempts, lookedUp),
+			).toEqual({ action: 'stop', why: 'unknownOutcome' });
 		});
 	});
 });

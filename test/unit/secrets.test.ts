@@ -13,7 +13,10 @@ describe('redactSecrets', () => {
 	});
 
 	it('masks key-shaped strings it was not told about', () => {
-		const clean = redactSecrets({ m: 'bad key acc_abcdef123456 and key_test_zzzz9999 and key_live_q1w2e3r4' }, []);
+		const clean = redactSecrets(
+			{ m: 'bad key acc_abcdef123456 and key_test_zzzz9999 and key_live_q1w2e3r4' },
+			[],
+		);
 		expect(clean.m).toBe('bad key acc_**** and key_test_**** and key_live_****');
 	});
 
@@ -28,5 +31,4 @@ describe('redactSecrets', () => {
 	it('ignores empty and very short secrets, which would shred everything', () => {
 		expect(redactSecrets('abc', ['', 'a'])).toBe('abc');
 	});
-
 });

@@ -23,7 +23,15 @@
  */
 import fc from 'fast-check';
 
-import { baseline, type CursorSettings, type PageRequest, parseState, type PollOutcome, runPoll, type SmsOrder } from '../../nodes/CommsAccountSmsTrigger/cursor';
+import {
+	baseline,
+	type CursorSettings,
+	type PageRequest,
+	parseState,
+	type PollOutcome,
+	runPoll,
+	type SmsOrder,
+} from '../../nodes/CommsAccountSmsTrigger/cursor';
 import type { SmsPage } from '../../nodes/shared/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
@@ -49,7 +57,13 @@ class ModelApi {
 	arrive(sentAts: number[], now: number, history = false): void {
 		for (const sentAt of sentAts) {
 			const seq = this.messages.length;
-			this.messages.push({ id: `sms_${String(seq).padStart(6, '0')}`, sentAt, seq, arrivedAt: now, history });
+			this.messages.push({
+				id: `sms_${String(seq).padStart(6, '0')}`,
+				sentAt,
+				seq,
+				arrivedAt: now,
+				history,
+			});
 		}
 	}
 
@@ -73,12 +87,23 @@ class ModelApi {
 		this.requests++;
 		const since = Date.parse(request.since);
 		const direction = this.order === 'oldestFirst' ? 1 : -1;
-		const matches = this.messages.filter((m) => m.sentAt >= since).sort((a, b) => direction * (a.sentAt - b.sentAt || a.seq - b.seq));
+		const matches = this.messages
+			.filter((m) => m.sentAt >= since)
+			.sort((a, b) => direction * (a.sentAt - b.sentAt || a.seq - b.seq));
 		if (matches.length >= request.limit) this.overfull++;
 		const page = matches.slice(0, request.limit);
-		const oldest = page.reduce<number | null>((min, m) => (min === null || m.sentAt < min ? m.sentAt : min), null);
+		const oldest = page.reduce<number | null>(
+			(min, m) => (min === null || m.sentAt < min ? m.sentAt : min),
+			null,
+		);
 		return {
-			messages: page.map((m) => ({ id: m.id, messageId: `SM${m.seq}`, direction: 'received', sentAt: new Date(m.sentAt).toISOString(), body: `message ${m.seq}` })),
+			messages: page.map((m) => ({
+				id: m.id,
+				messageId: `SM${m.seq}`,
+				direction: 'received',
+				sentAt: new Date(m.sentAt).toISOString(),
+				body: `message ${m.seq}`,
+			})),
 			nextSince: oldest === null ? null : new Date(oldest).toISOString(),
 		};
 	}
@@ -118,11 +143,18 @@ interface RunResult {
 /** Runs a scenario; the trigger's state lives only as the JSON n8n would store. */
 async function run(scenario: Scenario): Promise<RunResult> {
 	const api = new ModelApi(scenario.order);
-	const settings: CursorSettings = { lookBackMs: scenario.lookBackSeconds * SECOND, pageSize: scenario.pageSize, maxSeen: scenario.maxSeen };
+	const settings: CursorSettings = {
+		lookBackMs: scenario.lookBackSeconds * SECOND,
+		pageSize: scenario.pageSize,
+		maxSeen: scenario.maxSeen,
+	};
 	let now = T0;
 	// History: sent before the trigger was activated, more than includeLast ago.
 	api.arrive(
-		Array.from({ length: scenario.history }, (_, i) => now - (scenario.includeLastSeconds + 1) * SECOND - i * 7),
+		Array.from(
+			{ length: scenario.history },
+			(_, i) => now - (scenario.includeLastSeconds + 1) * SECOND - i * 7,
+		),
 		now,
 		true,
 	);
@@ -133,7 +165,10 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	const baselineMs = now - scenario.includeLastSeconds * SECOND;
 
 	const poll = async (budgetPages?: number, failAt?: number) => {
-		const state = stored === undefined ? baseline(now - scenario.includeLastSeconds * SECOND) : parseState(JSON.parse(stored));
+		const state =
+			stored === undefined
+				? baseline(now - scenario.includeLastSeconds * SECOND)
+				: parseState(JSON.parse(stored));
 		if (!state) throw new Error('the stored state did not parse');
 		if (failAt !== undefined) api.failAfter(failAt);
 		const before = stored;
@@ -173,7 +208,8 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	await poll(); // activation: the baseline
 	for (const step of scenario.steps) {
 		if (step.kind === 'tick') now += step.seconds * SECOND;
-		else if (step.kind === 'restart') stored = stored === undefined ? undefined : JSON.stringify(JSON.parse(stored));
+		else if (step.kind === 'restart')
+			stored = stored === undefined ? undefined : JSON.stringify(JSON.parse(stored));
 		else if (step.kind === 'poll') await poll(step.budgetPages, step.failAt);
 		else {
 			// Late by up to the look-back window, spread over at most that much (0: one sentAt).
@@ -181,7 +217,10 @@ async function run(scenario: Scenario): Promise<RunResult> {
 			const spread = Math.min(step.spread * SECOND, lateBy);
 			const start = now - lateBy;
 			api.arrive(
-				Array.from({ length: step.count }, (_, i) => start + (step.count > 1 ? Math.floor((i * spread) / (step.count - 1)) : 0)),
+				Array.from(
+					{ length: step.count },
+					(_, i) => start + (step.count > 1 ? Math.floor((i * spread) / (step.count - 1)) : 0),
+				),
 				now,
 			);
 		}
@@ -215,7 +254,8 @@ function checkAlways({ api, emitted, polls, baselineMs, probes }: RunResult): Me
 		const emittedNow = outcome.emit.map((r) => byId.get(String(r.id)) as Message);
 		for (let i = 1; i < emittedNow.length; i++) {
 			expect(emittedNow[i].sentAt).toBeGreaterThanOrEqual(emittedNow[i - 1].sentAt);
-			if (emittedNow[i].sentAt === emittedNow[i - 1].sentAt) expect(emittedNow[i].seq).toBeGreaterThan(emittedNow[i - 1].seq);
+			if (emittedNow[i].sentAt === emittedNow[i - 1].sentAt)
+				expect(emittedNow[i].seq).toBeGreaterThan(emittedNow[i - 1].seq);
 		}
 	}
 	// The order is asked for at most once in the trigger's life.
@@ -226,8 +266,11 @@ function checkAlways({ api, emitted, polls, baselineMs, probes }: RunResult): Me
 	// if it was newer than the cursor when it came, a poll warned of skipped new messages.
 	for (const m of lost) {
 		const after = polls.filter((p) => p.arrivedBefore > m.seq);
-		expect(after.some((p) => p.outcome.shortfall !== undefined && p.outcome.shortfall !== 'stopped')).toBe(true);
-		if (after.length > 0 && m.sentAt >= after[0].startCursor) expect(after.some((p) => p.outcome.newMayBeHidden)).toBe(true);
+		expect(
+			after.some((p) => p.outcome.shortfall !== undefined && p.outcome.shortfall !== 'stopped'),
+		).toBe(true);
+		if (after.length > 0 && m.sentAt >= after[0].startCursor)
+			expect(after.some((p) => p.outcome.newMayBeHidden)).toBe(true);
 	}
 	return lost;
 }
@@ -239,21 +282,48 @@ const arrive = (maxCount: number) =>
 		lateBy: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 12 })),
 		spread: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 12 })),
 	});
-const tick = fc.record({ kind: fc.constant('tick' as const), seconds: fc.integer({ min: 0, max: 90 }) });
+const tick = fc.record({
+	kind: fc.constant('tick' as const),
+	seconds: fc.integer({ min: 0, max: 90 }),
+});
 const poll = fc.record(
-	{ kind: fc.constant('poll' as const), budgetPages: fc.integer({ min: 1, max: 4 }), failAt: fc.integer({ min: 0, max: 5 }) },
+	{
+		kind: fc.constant('poll' as const),
+		budgetPages: fc.integer({ min: 1, max: 4 }),
+		failAt: fc.integer({ min: 0, max: 5 }),
+	},
 	{ requiredKeys: ['kind'] },
 );
 const restart = fc.constant({ kind: 'restart' as const });
 
-function scenarios({ order, pageSizes, maxBurst, maxSeen = 1_000_000, steps = 25 }: { order?: SmsOrder; pageSizes: fc.Arbitrary<number>; maxBurst: number; maxSeen?: number; steps?: number }) {
+function scenarios({
+	order,
+	pageSizes,
+	maxBurst,
+	maxSeen = 1_000_000,
+	steps = 25,
+}: {
+	order?: SmsOrder;
+	pageSizes: fc.Arbitrary<number>;
+	maxBurst: number;
+	maxSeen?: number;
+	steps?: number;
+}) {
 	return fc.record({
 		order: order ? fc.constant(order) : fc.constantFrom<SmsOrder>('oldestFirst', 'newestFirst'),
 		pageSize: pageSizes,
 		lookBackSeconds: fc.integer({ min: 0, max: 10 }),
 		includeLastSeconds: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 120 })),
 		history: fc.integer({ min: 0, max: 30 }),
-		steps: fc.array(fc.oneof({ weight: 4, arbitrary: arrive(maxBurst) }, { weight: 3, arbitrary: tick }, { weight: 4, arbitrary: poll }, { weight: 1, arbitrary: restart }), { maxLength: steps }),
+		steps: fc.array(
+			fc.oneof(
+				{ weight: 4, arbitrary: arrive(maxBurst) },
+				{ weight: 3, arbitrary: tick },
+				{ weight: 4, arbitrary: poll },
+				{ weight: 1, arbitrary: restart },
+			),
+			{ maxLength: steps },
+		),
 		maxSeen: fc.constant(maxSeen),
 	});
 }
@@ -268,34 +338,53 @@ function largestSameSentAt(api: ModelApi): number {
 describe('the SMS cursor against a model of the API', () => {
 	it('never emits a message twice, nor history, and never loses one silently (both orders, small random pages)', async () => {
 		await fc.assert(
-			fc.asyncProperty(scenarios({ pageSizes: fc.integer({ min: 2, max: 12 }), maxBurst: 40 }), async (scenario) => {
-				checkAlways(await run(scenario));
-			}),
+			fc.asyncProperty(
+				scenarios({ pageSizes: fc.integer({ min: 2, max: 12 }), maxBurst: 40 }),
+				async (scenario) => {
+					checkAlways(await run(scenario));
+				},
+			),
 			{ numRuns: 1500 },
 		);
 	});
 
 	it('results oldest first: every message arrives exactly once when fewer than a page share one sentAt', async () => {
 		await fc.assert(
-			fc.asyncProperty(scenarios({ order: 'oldestFirst', pageSizes: fc.integer({ min: 2, max: 12 }), maxBurst: 40 }), async (scenario) => {
-				const result = await run(scenario);
-				const lost = checkAlways(result);
-				if (largestSameSentAt(result.api) < scenario.pageSize) {
-					expect(lost).toEqual([]);
-					expect(result.polls.filter((p) => p.outcome.shortfall && p.outcome.shortfall !== 'stopped')).toEqual([]);
-				}
-			}),
+			fc.asyncProperty(
+				scenarios({
+					order: 'oldestFirst',
+					pageSizes: fc.integer({ min: 2, max: 12 }),
+					maxBurst: 40,
+				}),
+				async (scenario) => {
+					const result = await run(scenario);
+					const lost = checkAlways(result);
+					if (largestSameSentAt(result.api) < scenario.pageSize) {
+						expect(lost).toEqual([]);
+						expect(
+							result.polls.filter((p) => p.outcome.shortfall && p.outcome.shortfall !== 'stopped'),
+						).toEqual([]);
+					}
+				},
+			),
 			{ numRuns: 1500 },
 		);
 	});
 
 	it('results newest first: every message arrives exactly once when no request matches a page or more', async () => {
 		await fc.assert(
-			fc.asyncProperty(scenarios({ order: 'newestFirst', pageSizes: fc.integer({ min: 2, max: 60 }), maxBurst: 12 }), async (scenario) => {
-				const result = await run(scenario);
-				const lost = checkAlways(result);
-				if (result.api.overfull === 0) expect(lost).toEqual([]);
-			}),
+			fc.asyncProperty(
+				scenarios({
+					order: 'newestFirst',
+					pageSizes: fc.integer({ min: 2, max: 60 }),
+					maxBurst: 12,
+				}),
+				async (scenario) => {
+					const result = await run(scenario);
+					const lost = checkAlways(result);
+					if (result.api.overfull === 0) expect(lost).toEqual([]);
+				},
+			),
 			{ numRuns: 1500 },
 		);
 	});
@@ -308,23 +397,36 @@ describe('the SMS cursor against a model of the API', () => {
 				fc.boolean(),
 				async (count, sameSentAt, spreadOut) => {
 					const api = new ModelApi('oldestFirst');
-					const settings: CursorSettings = { lookBackMs: 5 * 60 * SECOND, pageSize: 200, maxSeen: 5000 };
+					const settings: CursorSettings = {
+						lookBackMs: 5 * 60 * SECOND,
+						pageSize: 200,
+						maxSeen: 5000,
+					};
 					let state = baseline(T0);
 					const first = await runPoll(state, (r) => api.fetch(r), { settings, now: () => T0 });
 					state = first.state;
 					// `count` messages over a minute; a group of `sameSentAt` share the first sentAt.
 					const now = T0 + 120 * SECOND;
 					api.arrive(
-						Array.from({ length: count }, (_, i) => (i < sameSentAt ? T0 + SECOND : T0 + SECOND + (spreadOut ? i * 40 : Math.floor(i / 150)))),
+						Array.from({ length: count }, (_, i) =>
+							i < sameSentAt
+								? T0 + SECOND
+								: T0 + SECOND + (spreadOut ? i * 40 : Math.floor(i / 150)),
+						),
 						now,
 					);
 					const before = api.requests;
-					const outcome = await runPoll(parseState(JSON.parse(JSON.stringify(state))) as typeof state, (r) => api.fetch(r), { settings, now: () => now });
+					const outcome = await runPoll(
+						parseState(JSON.parse(JSON.stringify(state))) as typeof state,
+						(r) => api.fetch(r),
+						{ settings, now: () => now },
+					);
 					expect(outcome.emit.map((r) => r.id)).toEqual(api.messages.map((m) => m.id));
 					expect(outcome.shortfall).toBeUndefined();
 					// Each page after the first re-reads the messages at its inclusive `since`; with distinct
 					// sentAt that is one, and the cost stays within ceil(N/200) + 1.
-					if (spreadOut) expect(api.requests - before).toBeLessThanOrEqual(Math.ceil(count / 200) + 1);
+					if (spreadOut)
+						expect(api.requests - before).toBeLessThanOrEqual(Math.ceil(count / 200) + 1);
 				},
 			),
 			{ numRuns: 25 },
@@ -334,7 +436,8 @@ describe('the SMS cursor against a model of the API', () => {
 	it('at the real page size, newest first: a burst over a page yields the newest 200, each once, and says new messages were out of reach', async () => {
 		const api = new ModelApi('newestFirst');
 		const settings: CursorSettings = { lookBackMs: 5 * 60 * SECOND, pageSize: 200, maxSeen: 5000 };
-		const state = (await runPoll(baseline(T0), (r) => api.fetch(r), { settings, now: () => T0 })).state;
+		const state = (await runPoll(baseline(T0), (r) => api.fetch(r), { settings, now: () => T0 }))
+			.state;
 		const now = T0 + 60 * SECOND;
 		api.arrive(
 			Array.from({ length: 1000 }, (_, i) => T0 + i * 10),
@@ -349,11 +452,15 @@ describe('the SMS cursor against a model of the API', () => {
 
 	it('with few ids remembered, still never twice (the floor rises past dropped ids)', async () => {
 		await fc.assert(
-			fc.asyncProperty(scenarios({ pageSizes: fc.integer({ min: 2, max: 12 }), maxBurst: 30, maxSeen: 8 }), async (scenario) => {
-				const result = await run(scenario);
-				expect(new Set(result.emitted).size).toBe(result.emitted.length);
-				for (const { outcome } of result.polls) expect(outcome.state.seen.length).toBeLessThanOrEqual(8);
-			}),
+			fc.asyncProperty(
+				scenarios({ pageSizes: fc.integer({ min: 2, max: 12 }), maxBurst: 30, maxSeen: 8 }),
+				async (scenario) => {
+					const result = await run(scenario);
+					expect(new Set(result.emitted).size).toBe(result.emitted.length);
+					for (const { outcome } of result.polls)
+						expect(outcome.state.seen.length).toBeLessThanOrEqual(8);
+				},
+			),
 			{ numRuns: 800 },
 		);
 	});

@@ -41,15 +41,31 @@ class Api {
 		this.requests.push(request);
 		const since = Date.parse(request.since);
 		const d = this.order === 'oldestFirst' ? 1 : -1;
-		const page = this.messages.filter((m) => m.sentAt >= since).sort((a, b) => d * (a.sentAt - b.sentAt || a.seq - b.seq)).slice(0, request.limit);
-		return { messages: page.map((m) => ({ id: m.id, sentAt: iso(m.sentAt), direction: 'received' })), nextSince: page.length ? iso(Math.min(...page.map((m) => m.sentAt))) : null };
+		const page = this.messages
+			.filter((m) => m.sentAt >= since)
+			.sort((a, b) => d * (a.sentAt - b.sentAt || a.seq - b.seq))
+			.slice(0, request.limit);
+		return {
+			messages: page.map((m) => ({ id: m.id, sentAt: iso(m.sentAt), direction: 'received' })),
+			nextSince: page.length ? iso(Math.min(...page.map((m) => m.sentAt))) : null,
+		};
 	};
 }
 
-const settings = (over: Partial<CursorSettings> = {}): CursorSettings => ({ lookBackMs: 60_000, pageSize: 3, maxSeen: 100, ...over });
+const settings = (over: Partial<CursorSettings> = {}): CursorSettings => ({
+	lookBackMs: 60_000,
+	pageSize: 3,
+	maxSeen: 100,
+	...over,
+});
 const ids = (records: SmsRecord[]) => records.map((r) => r.id);
 
-async function poll(api: Api, state: CursorState, nowMs: number, over: Partial<CursorSettings> = {}) {
+async function poll(
+	api: Api,
+	state: CursorState,
+	nowMs: number,
+	over: Partial<CursorSettings> = {},
+) {
 	return await runPoll(state, api.fetch, { settings: settings(over), now: () => nowMs });
 }
 
@@ -107,7 +123,12 @@ describe('draining more than a page', () => {
 		const sent = api.add(at(1), at(2), at(3), at(4), at(5), at(6), at(7));
 		const outcome = await poll(api, baseline(at(0)), at(10));
 		expect(ids(outcome.emit)).toEqual(sent);
-		expect(api.requests.map((r) => r.since)).toEqual([iso(at(0)), iso(at(3)), iso(at(5)), iso(at(7))]);
+		expect(api.requests.map((r) => r.since)).toEqual([
+			iso(at(0)),
+			iso(at(3)),
+			iso(at(5)),
+			iso(at(7)),
+		]);
 		expect(outcome.shortfall).toBeUndefined();
 	});
 
@@ -160,13 +181,26 @@ describe('draining more than a page', () => {
 	it('a server that ignores since, or answers in no order, cannot make it loop', async () => {
 		const ignoring = new Api('oldestFirst');
 		ignoring.add(at(1), at(2), at(3), at(4));
-		const stuck = await runPoll(baseline(at(0)), async () => await ignoring.fetch({ since: iso(at(0)), limit: 3 }), { settings: settings(), now: () => at(10) });
+		const stuck = await runPoll(
+			baseline(at(0)),
+			async () => await ignoring.fetch({ since: iso(at(0)), limit: 3 }),
+			{ settings: settings(), now: () => at(10) },
+		);
 		expect(stuck).toMatchObject({ shortfall: 'noProgress', pages: 2 });
 		expect(stuck.emit).toHaveLength(3);
 
-		const page = { messages: [{ id: 'x', sentAt: iso(at(2)) }, { id: 'y', sentAt: iso(at(1)) }, { id: 'z', sentAt: iso(at(3)) }] };
+		const page = {
+			messages: [
+				{ id: 'x', sentAt: iso(at(2)) },
+				{ id: 'y', sentAt: iso(at(1)) },
+				{ id: 'z', sentAt: iso(at(3)) },
+			],
+		};
 		expect(pageOrder(page.messages)).toBe('unordered');
-		const unordered = await runPoll(baseline(at(0)), async () => page, { settings: settings(), now: () => at(10) });
+		const unordered = await runPoll(baseline(at(0)), async () => page, {
+			settings: settings(),
+			now: () => at(10),
+		});
 		expect(unordered).toMatchObject({ shortfall: 'unordered', pages: 1 });
 		expect(ids(unordered.emit)).toEqual(['y', 'x', 'z']);
 	});
@@ -180,20 +214,30 @@ describe('all or nothing', () => {
 		const stored = JSON.stringify(start);
 		let calls = 0;
 		await expect(
-			runPoll(start, async (r) => {
-				if (++calls === 2) throw new Error('HTTP 500');
-				return await api.fetch(r);
-			}, { settings: settings(), now: () => at(10) }),
+			runPoll(
+				start,
+				async (r) => {
+					if (++calls === 2) throw new Error('HTTP 500');
+					return await api.fetch(r);
+				},
+				{ settings: settings(), now: () => at(10) },
+			),
 		).rejects.toThrow('HTTP 500');
 		expect(JSON.stringify(start)).toBe(stored);
-		expect(ids((await poll(api, parseState(JSON.parse(stored)) as CursorState, at(10))).emit)).toEqual(sent);
+		expect(
+			ids((await poll(api, parseState(JSON.parse(stored)) as CursorState, at(10))).emit),
+		).toEqual(sent);
 	});
 
 	it('a poll stopped by its budget emits what it read and moves the cursor only that far', async () => {
 		const api = new Api('oldestFirst');
 		const sent = api.add(at(1), at(2), at(3), at(4), at(5), at(6), at(7));
 		let pages = 0;
-		const first = await runPoll(baseline(at(0)), async (r) => (pages++, await api.fetch(r)), { settings: settings(), now: () => at(10), keepReading: () => pages < 2 });
+		const first = await runPoll(baseline(at(0)), async (r) => (pages++, await api.fetch(r)), {
+			settings: settings(),
+			now: () => at(10),
+			keepReading: () => pages < 2,
+		});
 		expect(first).toMatchObject({ shortfall: 'stopped', pages: 2 });
 		expect(ids(first.emit)).toEqual(sent.slice(0, 5));
 		expect(first.state.cursor).toBe(at(5));
@@ -208,7 +252,11 @@ describe('all or nothing', () => {
 		const emitted: unknown[] = [];
 		for (let i = 0; i < 6; i++) {
 			// A budget of one page a poll; the window (60 s) holds every message read before.
-			const outcome = await runPoll(state, api.fetch, { settings: settings(), now: () => at(10 + i), keepReading: () => false });
+			const outcome = await runPoll(state, api.fetch, {
+				settings: settings(),
+				now: () => at(10 + i),
+				keepReading: () => false,
+			});
 			emitted.push(...ids(outcome.emit));
 			state = outcome.state;
 		}
@@ -273,15 +321,38 @@ describe('the clock and the bounds', () => {
 		const outcome = endPoll(p, at(5));
 		expect(ids(outcome.emit)).toEqual(['a', 'odd']);
 		expect(outcome.state.cursor).toBe(at(2));
-		expect(outcome.state.seen).toEqual([['odd', at(2)], ['a', at(2)]]);
+		expect(outcome.state.seen).toEqual([
+			['odd', at(2)],
+			['a', at(2)],
+		]);
 	});
 
 	it('parseState takes only a state of ours', () => {
-		const state: CursorState = { v: 1, cursor: 5, floor: 1, seen: [['a', 3]], order: 'newestFirst' };
+		const state: CursorState = {
+			v: 1,
+			cursor: 5,
+			floor: 1,
+			seen: [['a', 3]],
+			order: 'newestFirst',
+		};
 		expect(parseState(JSON.parse(JSON.stringify(state)))).toEqual(state);
-		for (const junk of [undefined, null, 'x', {}, { ...state, v: 2 }, { ...state, cursor: '5' }, { ...state, seen: [['a']] }, { ...state, seen: {} }]) {
+		for (const junk of [
+			undefined,
+			null,
+			'x',
+			{},
+			{ ...state, v: 2 },
+			{ ...state, cursor: '5' },
+			{ ...state, seen: [['a']] },
+			{ ...state, seen: {} },
+		]) {
 			expect(parseState(junk)).toBeUndefined();
 		}
-		expect(parseState({ ...state, order: 'sideways' })).toEqual({ v: 1, cursor: 5, floor: 1, seen: [['a', 3]] });
+		expect(parseState({ ...state, order: 'sideways' })).toEqual({
+			v: 1,
+			cursor: 5,
+			floor: 1,
+			seen: [['a', 3]],
+		});
 	});
 });

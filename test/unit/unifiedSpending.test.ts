@@ -4,16 +4,24 @@
  */
 import fc from 'fast-check';
 
-import { formatPence, priceOf, smsCount, toUnits, VOICE_MINUTES_COUNTED } from '../../nodes/CommsUnified/pricing';
+import {
+	formatPence,
+	priceOf,
+	smsCount,
+	toUnits,
+	VOICE_MINUTES_COUNTED,
+} from '../../nodes/CommsUnified/pricing';
 import { SpendingLedger } from '../../nodes/CommsUnified/spending';
 
-describe('prices from the spec\'s table', () => {
+describe("prices from the spec's table", () => {
 	it('SMS: 3p per started 160 characters, counted as a person counts them', () => {
 		expect(priceOf('sms', { message: 'hi' }).units).toBe(toUnits(3));
 		expect(priceOf('sms', { message: 'x'.repeat(160) }).units).toBe(toUnits(3));
 		expect(priceOf('sms', { message: 'x'.repeat(161) }).units).toBe(toUnits(6));
 		expect(smsCount('😀'.repeat(160))).toBe(1);
-		expect(priceOf('sms', { message: 'x'.repeat(161) }).basis).toBe('6p: 2 SMS (one per started 160 characters) at 3p');
+		expect(priceOf('sms', { message: 'x'.repeat(161) }).basis).toBe(
+			'6p: 2 SMS (one per started 160 characters) at 3p',
+		);
 	});
 
 	it('email 0.15p, exact in units; AI chat 15p', () => {
@@ -26,7 +34,9 @@ describe('prices from the spec\'s table', () => {
 		expect(VOICE_MINUTES_COUNTED).toBe(10);
 		const price = priceOf('voice', { message: 'short' });
 		expect(price.units).toBe(toUnits(70));
-		expect(price.basis).toMatch(/^70p: a voice call costs 7p a minute .* counted as 10 minutes until the API reports what it charged$/);
+		expect(price.basis).toMatch(
+			/^70p: a voice call costs 7p a minute .* counted as 10 minutes until the API reports what it charged$/,
+		);
 	});
 
 	it('formats pence as the API does, with pounds beside large amounts', () => {
@@ -45,7 +55,12 @@ describe('the Spending Cap ledger', () => {
 		const second = await ledger.reserve(700, 1000);
 		expect(second.kind).toBe('go');
 		if (second.kind === 'go') second.reservation.settle({ kind: 'charged', units: 700 });
-		expect(await ledger.reserve(1, 1000)).toEqual({ kind: 'refused', priceUnits: 1, spentUnits: 1000, capUnits: 1000 });
+		expect(await ledger.reserve(1, 1000)).toEqual({
+			kind: 'refused',
+			priceUnits: 1,
+			spentUnits: 1000,
+			capUnits: 1000,
+		});
 	});
 
 	it('with no cap, or a free item, everything goes', async () => {
@@ -85,14 +100,23 @@ describe('the Spending Cap ledger', () => {
 		await fc.assert(
 			fc.asyncProperty(
 				fc.integer({ min: 0, max: 5000 }),
-				fc.array(fc.record({ price: fc.integer({ min: 1, max: 1000 }), charged: fc.double({ min: 0, max: 1, noNaN: true }), outcome: fc.constantFrom('charged', 'notCharged', 'unknown') }), { maxLength: 40 }),
+				fc.array(
+					fc.record({
+						price: fc.integer({ min: 1, max: 1000 }),
+						charged: fc.double({ min: 0, max: 1, noNaN: true }),
+						outcome: fc.constantFrom('charged', 'notCharged', 'unknown'),
+					}),
+					{ maxLength: 40 },
+				),
 				fc.scheduler(),
 				async (cap, items, s) => {
 					const ledger = new SpendingLedger();
 					let spentForReal = 0;
 					const all = Promise.all(
 						items.map(async (item) => {
-							const decision = await s.schedule(Promise.resolve()).then(() => ledger.reserve(item.price, cap));
+							const decision = await s
+								.schedule(Promise.resolve())
+								.then(() => ledger.reserve(item.price, cap));
 							if (decision.kind === 'refused') return;
 							await s.schedule(Promise.resolve());
 							if (item.outcome === 'charged') {

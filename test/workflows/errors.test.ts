@@ -35,7 +35,11 @@ const nodeTypes = { [PROBE_TYPE]: new TransportProbe() };
 function credentials() {
 	return {
 		commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: stub.url },
-		commsUnifiedApi: { apiKey: UNIFIED_KEY, endpointUrl: `${stub.url}/unified`, webhookSecret: WEBHOOK_SECRET },
+		commsUnifiedApi: {
+			apiKey: UNIFIED_KEY,
+			endpointUrl: `${stub.url}/unified`,
+			webhookSecret: WEBHOOK_SECRET,
+		},
 	};
 }
 
@@ -54,11 +58,20 @@ function echoing(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 async function runBoth(api: 'account' | 'unified', replies: Reply[], method = 'POST') {
-	const parameters = api === 'account' ? { api, method, path: '/v1/sms', body: '{"to":"+447700900123"}' } : { api, service: 'sms', action: 'send', body: '{"to":"+447700900123"}' };
+	const parameters =
+		api === 'account'
+			? { api, method, path: '/v1/sms', body: '{"to":"+447700900123"}' }
+			: { api, service: 'sms', action: 'send', body: '{"to":"+447700900123"}' };
 	stub.reply(...replies);
-	const failed = await runWorkflow(singleNodeWorkflow(PROBE_TYPE, parameters), { credentials: credentials(), nodeTypes });
+	const failed = await runWorkflow(singleNodeWorkflow(PROBE_TYPE, parameters), {
+		credentials: credentials(),
+		nodeTypes,
+	});
 	stub.reply(...replies);
-	const continued = await runWorkflow(singleNodeWorkflow(PROBE_TYPE, parameters, { continueOnFail: true }), { credentials: credentials(), nodeTypes });
+	const continued = await runWorkflow(
+		singleNodeWorkflow(PROBE_TYPE, parameters, { continueOnFail: true }),
+		{ credentials: credentials(), nodeTypes },
+	);
 	return { failed, continued };
 }
 
@@ -100,8 +113,18 @@ const ACCOUNT_CODES: Array<[number, string, RegExp]> = [
 
 describe('Account API error codes', () => {
 	it.each(ACCOUNT_CODES)('HTTP %i %s', async (status, code, message) => {
-		const { failed, continued } = await runBoth('account', [{ status, body: accountEcho({ success: false, error: code, message: `server text for ${code}` }) }]);
-		const error = failed.error as unknown as { message: string; description: string; httpCode: string; context: Record<string, unknown> };
+		const { failed, continued } = await runBoth('account', [
+			{
+				status,
+				body: accountEcho({ success: false, error: code, message: `server text for ${code}` }),
+			},
+		]);
+		const error = failed.error as unknown as {
+			message: string;
+			description: string;
+			httpCode: string;
+			context: Record<string, unknown>;
+		};
 		expect(error.message).toMatch(message);
 		expect(error.httpCode).toBe(String(status));
 		expect(error.context.apiCode).toBe(code);
@@ -116,33 +139,75 @@ describe('Account API error codes', () => {
 	});
 
 	it('a 402 with an undocumented code (no SMS credits) says what may have run out', async () => {
-		const { failed } = await runBoth('account', [{ status: 402, body: accountEcho({ success: false, error: 'insufficient_sms_credits', message: 'No SMS credits' }) }]);
+		const { failed } = await runBoth('account', [
+			{
+				status: 402,
+				body: accountEcho({
+					success: false,
+					error: 'insufficient_sms_credits',
+					message: 'No SMS credits',
+				}),
+			},
+		]);
 		expect(failed.error?.message).toMatch(/SMS credits/);
 		expectNoSecret(failed.run);
 	});
 
 	it('a 502 carries the carrier code', async () => {
-		const { failed } = await runBoth('account', [{ status: 502, body: accountEcho({ success: false, error: 'carrier_rejected', message: 'Carrier said no', carrierCode: '30007' }) }]);
+		const { failed } = await runBoth('account', [
+			{
+				status: 502,
+				body: accountEcho({
+					success: false,
+					error: 'carrier_rejected',
+					message: 'Carrier said no',
+					carrierCode: '30007',
+				}),
+			},
+		]);
 		expect(failed.error?.message).toMatch(/carrier rejected.*30007/);
-		expect((failed.error as unknown as { context: Record<string, unknown> }).context.carrierCode).toBe('30007');
+		expect(
+			(failed.error as unknown as { context: Record<string, unknown> }).context.carrierCode,
+		).toBe('30007');
 		expectNoSecret(failed.run);
 	});
 
 	it('a 405 explains the mismatch', async () => {
-		const { failed } = await runBoth('account', [{ status: 405, body: accountEcho({ success: false, error: 'method_not_allowed', message: 'no' }) }]);
+		const { failed } = await runBoth('account', [
+			{
+				status: 405,
+				body: accountEcho({ success: false, error: 'method_not_allowed', message: 'no' }),
+			},
+		]);
 		expect(failed.error?.message).toMatch(/does not allow this method/);
 		expectNoSecret(failed.run);
 	});
 
 	it('429 that never clears, after bounded retries', async () => {
-		const { failed } = await runBoth('account', [{ status: 429, body: accountEcho({ success: false, error: 'rate_limited', message: 'slow down' }), headers: { 'retry-after': '0' } }]);
+		const { failed } = await runBoth('account', [
+			{
+				status: 429,
+				body: accountEcho({ success: false, error: 'rate_limited', message: 'slow down' }),
+				headers: { 'retry-after': '0' },
+			},
+		]);
 		expect(failed.error?.message).toMatch(/rate limit was still exceeded/);
 		expectNoSecret(failed.run);
 	});
 
 	it('500 that never clears a read, after bounded retries', async () => {
 		stub.received.length = 0;
-		const { failed } = await runBoth('account', [{ status: 500, body: accountEcho({ success: false, error: 'internal', message: 'oops' }), headers: { 'retry-after': '0' } }], 'GET');
+		const { failed } = await runBoth(
+			'account',
+			[
+				{
+					status: 500,
+					body: accountEcho({ success: false, error: 'internal', message: 'oops' }),
+					headers: { 'retry-after': '0' },
+				},
+			],
+			'GET',
+		);
 		expect(failed.error?.message).toMatch(/unexpected failure/);
 		expect(stub.received.length).toBe(12); // 6 attempts, in each of the two runs
 		expectNoSecret(failed.run);
@@ -150,7 +215,13 @@ describe('Account API error codes', () => {
 
 	it('500 answering a write that cannot be looked up: not sent again, and the error says its outcome is unknown', async () => {
 		stub.received.length = 0;
-		const { failed, continued } = await runBoth('account', [{ status: 500, body: accountEcho({ success: false, error: 'internal', message: 'oops' }), headers: { 'retry-after': '0' } }]);
+		const { failed, continued } = await runBoth('account', [
+			{
+				status: 500,
+				body: accountEcho({ success: false, error: 'internal', message: 'oops' }),
+				headers: { 'retry-after': '0' },
+			},
+		]);
 		expect(failed.error?.message).toMatch(/unexpected failure.*unknown whether.*not sent again/);
 		expect(continued.output('Node')[0].json.error).toMatch(/unknown whether/);
 		expect(stub.received.length).toBe(2); // one attempt in each of the two runs
@@ -160,7 +231,9 @@ describe('Account API error codes', () => {
 	});
 
 	it('a body that is not JSON', async () => {
-		const { failed } = await runBoth('account', [{ status: 500, body: `Internal error for ${ACCOUNT_KEY}`, headers: { 'retry-after': '0' } }]);
+		const { failed } = await runBoth('account', [
+			{ status: 500, body: `Internal error for ${ACCOUNT_KEY}`, headers: { 'retry-after': '0' } },
+		]);
 		expect(failed.error?.message).toMatch(/unexpected failure/);
 		expectNoSecret(failed.run);
 	});
@@ -184,7 +257,17 @@ const UNIFIED_CODES: Array<[number, string, RegExp]> = [
 
 describe('Unified API error codes', () => {
 	it.each(UNIFIED_CODES)('HTTP %i %s', async (status, code, message) => {
-		const { failed, continued } = await runBoth('unified', [{ status, body: echoing({ success: false, code, error: `text for ${code}`, message: `text for ${code}` }) }]);
+		const { failed, continued } = await runBoth('unified', [
+			{
+				status,
+				body: echoing({
+					success: false,
+					code,
+					error: `text for ${code}`,
+					message: `text for ${code}`,
+				}),
+			},
+		]);
 		expect(failed.error?.message).toMatch(message);
 		const error = failed.error as unknown as { httpCode: string; context: Record<string, unknown> };
 		expect(error.httpCode).toBe(String(status));
@@ -194,24 +277,49 @@ describe('Unified API error codes', () => {
 		expectNoSecret(continued.run);
 	});
 
-	it.each(UNIFIED_CODES)('the same code under HTTP 200 with success: false (%i %s)', async (_status, code, message) => {
-		const { failed } = await runBoth('unified', [{ status: 200, body: echoing({ success: false, code, error: 'x', message: 'x' }) }]);
-		expect(failed.error?.message).toMatch(message);
-		expectNoSecret(failed.run);
-	});
+	it.each(UNIFIED_CODES)(
+		'the same code under HTTP 200 with success: false (%i %s)',
+		async (_status, code, message) => {
+			const { failed } = await runBoth('unified', [
+				{ status: 200, body: echoing({ success: false, code, error: 'x', message: 'x' }) },
+			]);
+			expect(failed.error?.message).toMatch(message);
+			expectNoSecret(failed.run);
+		},
+	);
 
 	it('INSUFFICIENT_CREDITS carries the top-up URL and the balance message', async () => {
 		const { failed, continued } = await runBoth('unified', [
-			{ status: 402, body: echoing({ success: false, code: 'INSUFFICIENT_CREDITS', message: 'Balance 2p, required 3p', topUpUrl: 'https://example.com/top-up' }) },
+			{
+				status: 402,
+				body: echoing({
+					success: false,
+					code: 'INSUFFICIENT_CREDITS',
+					message: 'Balance 2p, required 3p',
+					topUpUrl: 'https://example.com/top-up',
+				}),
+			},
 		]);
-		expect(failed.error?.message).toBe('Not enough credits for this request. Your balance is 2p and this request needs 3p. Top up your credits at https://example.com/top-up, then run the workflow again.');
-		expect((failed.error as unknown as { context: Record<string, unknown> }).context.topUpUrl).toBe('https://example.com/top-up');
-		expect(continued.output('Node')[0].json.context).toMatchObject({ topUpUrl: 'https://example.com/top-up' });
+		expect(failed.error?.message).toBe(
+			'Not enough credits for this request. Your balance is 2p and this request needs 3p. Top up your credits at https://example.com/top-up, then run the workflow again.',
+		);
+		expect((failed.error as unknown as { context: Record<string, unknown> }).context.topUpUrl).toBe(
+			'https://example.com/top-up',
+		);
+		expect(continued.output('Node')[0].json.context).toMatchObject({
+			topUpUrl: 'https://example.com/top-up',
+		});
 		expectNoSecret(failed.run);
 	});
 
 	it('429 per service that never clears', async () => {
-		const { failed } = await runBoth('unified', [{ status: 429, body: echoing({ success: false, code: 'RATE_LIMITED', message: 'too many' }), headers: { 'retry-after': '0' } }]);
+		const { failed } = await runBoth('unified', [
+			{
+				status: 429,
+				body: echoing({ success: false, code: 'RATE_LIMITED', message: 'too many' }),
+				headers: { 'retry-after': '0' },
+			},
+		]);
 		expect(failed.error?.message).toMatch(/rate limit/);
 		expectNoSecret(failed.run);
 	});
@@ -225,7 +333,16 @@ describe('Unified API error codes', () => {
 
 describe('success bodies are cleared of secrets too', () => {
 	it('an Account success body echoing the key reaches no output', async () => {
-		const { failed, continued } = await runBoth('account', [{ status: 200, body: accountEcho({ success: true, numbers: [{ label: `key ${ACCOUNT_KEY}` }] }) }], 'GET');
+		const { failed, continued } = await runBoth(
+			'account',
+			[
+				{
+					status: 200,
+					body: accountEcho({ success: true, numbers: [{ label: `key ${ACCOUNT_KEY}` }] }),
+				},
+			],
+			'GET',
+		);
 		expect(failed.error).toBeUndefined();
 		const [item] = failed.output('Node');
 		expect(item.json.numbers).toEqual([{ label: 'key ****' }]);
@@ -234,48 +351,98 @@ describe('success bodies are cleared of secrets too', () => {
 	});
 
 	it('a Unified success envelope echoing the key and the webhook secret reaches no output', async () => {
-		const { failed } = await runBoth('unified', [{ status: 200, body: echoing({ success: true, result: { message_id: 'm1', echo: UNIFIED_KEY }, billing: { cost: 3 } }) }]);
+		const { failed } = await runBoth('unified', [
+			{
+				status: 200,
+				body: echoing({
+					success: true,
+					result: { message_id: 'm1', echo: UNIFIED_KEY },
+					billing: { cost: 3 },
+				}),
+			},
+		]);
 		expect(failed.error).toBeUndefined();
 		expect(failed.output('Node')[0].json.result).toEqual({ message_id: 'm1', echo: '****' });
 		expectNoSecret(failed.run);
 	});
 });
 
-const PROXY_PAGE = (status: number) => `<html><head><title>${status}</title></head><body><center><h1>${status} Gateway</h1></center><hr><center>nginx</center><!-- ${ACCOUNT_KEY} --></body></html>`;
+const PROXY_PAGE = (status: number) =>
+	`<html><head><title>${status}</title></head><body><center><h1>${status} Gateway</h1></center><hr><center>nginx</center><!-- ${ACCOUNT_KEY} --></body></html>`;
 
 describe('a gateway or proxy in front of the API (HTML 502, 503, 504)', () => {
-	it.each([502, 503, 504])('HTTP %i from a proxy is retried for a read, and not blamed on the carrier', async (status) => {
-		stub.received.length = 0;
-		const { failed } = await runBoth('account', [{ status, body: PROXY_PAGE(status), headers: { 'content-type': 'text/html', 'retry-after': '0' } }], 'GET');
-		expect(stub.received.length).toBe(12); // 6 attempts, in each of the two runs
-		expect(failed.error?.message).not.toMatch(/carrier/);
-		expect(failed.error?.message).toMatch(status === 503 ? /unavailable/ : /gateway or proxy/);
-		expectNoSecret(failed.run);
-	});
+	it.each([502, 503, 504])(
+		'HTTP %i from a proxy is retried for a read, and not blamed on the carrier',
+		async (status) => {
+			stub.received.length = 0;
+			const { failed } = await runBoth(
+				'account',
+				[
+					{
+						status,
+						body: PROXY_PAGE(status),
+						headers: { 'content-type': 'text/html', 'retry-after': '0' },
+					},
+				],
+				'GET',
+			);
+			expect(stub.received.length).toBe(12); // 6 attempts, in each of the two runs
+			expect(failed.error?.message).not.toMatch(/carrier/);
+			expect(failed.error?.message).toMatch(status === 503 ? /unavailable/ : /gateway or proxy/);
+			expectNoSecret(failed.run);
+		},
+	);
 
-	it.each([502, 503, 504])('HTTP %i from a proxy answering a write: its outcome is unknown, so it is not sent again', async (status) => {
-		stub.received.length = 0;
-		const { failed, continued } = await runBoth('account', [{ status, body: PROXY_PAGE(status), headers: { 'content-type': 'text/html' } }]);
-		expect(stub.received.length).toBe(2); // one attempt in each run
-		expect(failed.error?.message).toMatch(new RegExp(`gateway or proxy in front of the Comms Account API answered HTTP ${status}.*unknown whether`));
-		expect(failed.error?.message).not.toMatch(/carrier/);
-		expect(continued.output('Node')[0].json.error).toMatch(/unknown whether/);
-		expectNoSecret(failed.run);
-		expectNoSecret(continued.run);
-	});
+	it.each([502, 503, 504])(
+		'HTTP %i from a proxy answering a write: its outcome is unknown, so it is not sent again',
+		async (status) => {
+			stub.received.length = 0;
+			const { failed, continued } = await runBoth('account', [
+				{ status, body: PROXY_PAGE(status), headers: { 'content-type': 'text/html' } },
+			]);
+			expect(stub.received.length).toBe(2); // one attempt in each run
+			expect(failed.error?.message).toMatch(
+				new RegExp(
+					`gateway or proxy in front of the Comms Account API answered HTTP ${status}.*unknown whether`,
+				),
+			);
+			expect(failed.error?.message).not.toMatch(/carrier/);
+			expect(continued.output('Node')[0].json.error).toMatch(/unknown whether/);
+			expectNoSecret(failed.run);
+			expectNoSecret(continued.run);
+		},
+	);
 
-	it('only the API\'s own 502 is the carrier\'s, and it is not retried', async () => {
+	it("only the API's own 502 is the carrier's, and it is not retried", async () => {
 		stub.received.length = 0;
-		const { failed } = await runBoth('account', [{ status: 502, body: accountEcho({ success: false, error: 'carrier_rejected', message: 'no', carrierCode: '30003' }) }], 'GET');
+		const { failed } = await runBoth(
+			'account',
+			[
+				{
+					status: 502,
+					body: accountEcho({
+						success: false,
+						error: 'carrier_rejected',
+						message: 'no',
+						carrierCode: '30003',
+					}),
+				},
+			],
+			'GET',
+		);
 		expect(failed.error?.message).toMatch(/carrier rejected the request \(carrier code 30003\)/);
 		expect(stub.received.length).toBe(2);
 	});
 
 	it('the Unified API behind a failing proxy: a write whose outcome is unknown is never sent again', async () => {
 		stub.received.length = 0;
-		const { failed } = await runBoth('unified', [{ status: 504, body: PROXY_PAGE(504), headers: { 'content-type': 'text/html' } }]);
+		const { failed } = await runBoth('unified', [
+			{ status: 504, body: PROXY_PAGE(504), headers: { 'content-type': 'text/html' } },
+		]);
 		expect(stub.received.length).toBe(2);
-		expect(failed.error?.message).toMatch(/answered HTTP 504.*unknown whether the sms request was carried out/);
+		expect(failed.error?.message).toMatch(
+			/answered HTTP 504.*unknown whether the sms request was carried out/,
+		);
 		expectNoSecret(failed.run);
 	});
 });
@@ -285,11 +452,21 @@ describe('connection refused', () => {
 		const closed = await startStubServer();
 		const url = closed.url;
 		await closed.close();
-		const result = await runWorkflow(singleNodeWorkflow(PROBE_TYPE, { api: 'account', method: 'POST', path: '/v1/sms', body: '{}' }), {
-			credentials: { commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: url } },
-			nodeTypes,
-		});
-		expect(result.error?.message).toContain(`Could not reach the Comms Account API at ${url} (ECONNREFUSED)`);
+		const result = await runWorkflow(
+			singleNodeWorkflow(PROBE_TYPE, {
+				api: 'account',
+				method: 'POST',
+				path: '/v1/sms',
+				body: '{}',
+			}),
+			{
+				credentials: { commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: url } },
+				nodeTypes,
+			},
+		);
+		expect(result.error?.message).toContain(
+			`Could not reach the Comms Account API at ${url} (ECONNREFUSED)`,
+		);
 		expectNoSecret(result.run);
 	}, 60_000);
 });

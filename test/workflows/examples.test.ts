@@ -16,7 +16,12 @@ it('there are examples', () => expect(files.length).toBeGreaterThan(0));
 
 it.each(files)('examples/%s runs without an error and every node produces items', async (file) => {
 	const workflow = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as WorkflowJson;
-	const result = await runWorkflow(workflow, { credentials: { ...accountCredentials(sandbox()), ...unifiedCredentials(sandbox(), sandbox().credentials.unified.test) } });
+	const result = await runWorkflow(workflow, {
+		credentials: {
+			...accountCredentials(sandbox()),
+			...unifiedCredentials(sandbox(), sandbox().credentials.unified.test),
+		},
+	});
 	expect(result.error).toBeUndefined();
 	for (const node of workflow.nodes) expect(result.output(node.name).length).toBeGreaterThan(0);
 });

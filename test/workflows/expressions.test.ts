@@ -20,11 +20,20 @@ function run(parameters: INodeParameters, settings?: IWorkflowSettings) {
 	return runWorkflow(workflow, { credentials: accountCredentials(sandbox()), input: items(1) });
 }
 
-const sent = (path: string) => sandbox().requests().filter((r) => r.path === path);
+const sent = (path: string) =>
+	sandbox()
+		.requests()
+		.filter((r) => r.path === path);
 
 describe('values from expressions', () => {
 	it('an SMS text of {{ 12345 }} (a one-time code) is sent as "12345"', async () => {
-		const result = await run({ resource: 'sms', operation: 'send', phoneDocId: rl(sandbox().numbers.main), to: TEST_NUMBERS.customer, message: '={{ 12345 }}' });
+		const result = await run({
+			resource: 'sms',
+			operation: 'send',
+			phoneDocId: rl(sandbox().numbers.main),
+			to: TEST_NUMBERS.customer,
+			message: '={{ 12345 }}',
+		});
 		expect(result.error).toBeUndefined();
 		expect((sent('/v1/sms')[0].body as { message: string }).message).toBe('12345');
 	});
@@ -56,7 +65,13 @@ describe('values from expressions', () => {
 	});
 
 	it('a numeric phoneDocId By ID is used, not refused as empty', async () => {
-		const result = await run({ resource: 'sms', operation: 'getAll', returnAll: false, limit: 5, filters: { phoneDocId: { __rl: true, mode: 'id', value: '={{ 12345 }}' } } });
+		const result = await run({
+			resource: 'sms',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 5,
+			filters: { phoneDocId: { __rl: true, mode: 'id', value: '={{ 12345 }}' } },
+		});
 		// Sent as "12345" (the sandbox has no such number, so it answers 404), not refused as empty.
 		expect(result.error?.message).toMatch(/No number with that ID/);
 		expect(sent('/v1/sms')[0].query.phoneDocId).toBe('12345');
@@ -64,35 +79,79 @@ describe('values from expressions', () => {
 
 	it('a Since of {{ $now.minus({ hours: 1 }) }} (a Luxon DateTime) is sent as ISO 8601', async () => {
 		const before = Date.now();
-		const result = await run({ resource: 'sms', operation: 'getAll', returnAll: false, limit: 5, filters: { since: '={{ $now.minus({ hours: 1 }) }}' } });
+		const result = await run({
+			resource: 'sms',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 5,
+			filters: { since: '={{ $now.minus({ hours: 1 }) }}' },
+		});
 		expect(result.error).toBeUndefined();
 		const since = Date.parse(sent('/v1/sms')[0].query.since);
 		expect(Math.abs(since - (before - 3_600_000))).toBeLessThan(60_000);
 	});
 
 	it('a Since from a Date, or epoch seconds or milliseconds, is sent as ISO 8601', async () => {
-		for (const expression of ['={{ new Date("2026-11-22T09:30:00Z") }}', '={{ 1795339800 }}', '={{ 1795339800000 }}']) {
-			const result = await run({ resource: 'call', operation: 'getAll', mode: 'manual', returnAll: false, limit: 5, filters: { since: expression } });
+		for (const expression of [
+			'={{ new Date("2026-11-22T09:30:00Z") }}',
+			'={{ 1795339800 }}',
+			'={{ 1795339800000 }}',
+		]) {
+			const result = await run({
+				resource: 'call',
+				operation: 'getAll',
+				mode: 'manual',
+				returnAll: false,
+				limit: 5,
+				filters: { since: expression },
+			});
 			expect(result.error).toBeUndefined();
 		}
-		expect(sent('/v1/calls').map((r) => r.query.since)).toEqual(['2026-11-22T09:30:00.000Z', '2026-11-22T09:30:00.000Z', '2026-11-22T09:30:00.000Z']);
+		expect(sent('/v1/calls').map((r) => r.query.since)).toEqual([
+			'2026-11-22T09:30:00.000Z',
+			'2026-11-22T09:30:00.000Z',
+			'2026-11-22T09:30:00.000Z',
+		]);
 	});
 
-	it('a Since without an offset is read in the workflow\'s time zone', async () => {
-		const result = await run({ resource: 'sms', operation: 'getAll', returnAll: false, limit: 5, filters: { since: '2026-07-01T09:30:00' } }, { timezone: 'Europe/London' });
+	it("a Since without an offset is read in the workflow's time zone", async () => {
+		const result = await run(
+			{
+				resource: 'sms',
+				operation: 'getAll',
+				returnAll: false,
+				limit: 5,
+				filters: { since: '2026-07-01T09:30:00' },
+			},
+			{ timezone: 'Europe/London' },
+		);
 		expect(result.error).toBeUndefined();
 		// London is on summer time (UTC+1) in July.
 		expect(sent('/v1/sms')[0].query.since).toBe('2026-07-01T08:30:00.000Z');
 	});
 
 	it('a Since that is no date names the parameter and the value, and sends nothing', async () => {
-		const result = await run({ resource: 'sms', operation: 'getAll', returnAll: false, limit: 5, filters: { since: 'next Tuesday' } });
-		expect(result.error?.message).toBe('Since "next Tuesday" is not a date and time: it is not a date and time');
+		const result = await run({
+			resource: 'sms',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 5,
+			filters: { since: 'next Tuesday' },
+		});
+		expect(result.error?.message).toBe(
+			'Since "next Tuesday" is not a date and time: it is not a date and time',
+		);
 		expect(sent('/v1/sms')).toHaveLength(0);
 	});
 
 	it('an object where text is expected names the parameter, and sends nothing', async () => {
-		const result = await run({ resource: 'sms', operation: 'send', phoneDocId: rl(sandbox().numbers.main), to: TEST_NUMBERS.customer, message: '={{ { code: 1 } }}' });
+		const result = await run({
+			resource: 'sms',
+			operation: 'send',
+			phoneDocId: rl(sandbox().numbers.main),
+			to: TEST_NUMBERS.customer,
+			message: '={{ { code: 1 } }}',
+		});
 		expect(result.error?.message).toBe('Message must be text, but the expression gave Object');
 		expect(sent('/v1/sms')).toHaveLength(0);
 	});

@@ -14,7 +14,13 @@ const PER_RECIPIENT = 6;
 it('SMS to one recipient leave in item order through 429s and retries; recipients interleave', async () => {
 	// The very first SMS is refused with a 429 (Retry-After 1 s) and must be sent again; without
 	// ordering, the recipient's later SMS, already under way, would overtake it.
-	sandbox().control.injectFailure({ status: 429, count: 1, api: 'account', path: '/v1/sms', method: 'POST' });
+	sandbox().control.injectFailure({
+		status: 429,
+		count: 1,
+		api: 'account',
+		path: '/v1/sms',
+		method: 'POST',
+	});
 	const input = items(RECIPIENTS.length * PER_RECIPIENT, (i) => {
 		const to = RECIPIENTS[i % RECIPIENTS.length];
 		return { to, text: `${to} #${Math.floor(i / RECIPIENTS.length) + 1}` };
@@ -29,9 +35,13 @@ it('SMS to one recipient leave in item order through 429s and retries; recipient
 	const result = await runWorkflow(workflow, { credentials: accountCredentials(sandbox()), input });
 	expect(result.error).toBeUndefined();
 
-	const log = sandbox().requests().filter((entry) => entry.method === 'POST' && entry.path === '/v1/sms');
+	const log = sandbox()
+		.requests()
+		.filter((entry) => entry.method === 'POST' && entry.path === '/v1/sms');
 	expect(log.some((entry) => entry.status === 429)).toBe(true);
-	const accepted = log.filter((entry) => entry.status === 201).map((entry) => entry.body as { to: string; message: string });
+	const accepted = log
+		.filter((entry) => entry.status === 201)
+		.map((entry) => entry.body as { to: string; message: string });
 	expect(accepted).toHaveLength(RECIPIENTS.length * PER_RECIPIENT);
 	for (const to of RECIPIENTS) {
 		const texts = accepted.filter((body) => body.to === to).map((body) => body.message);

@@ -21,12 +21,27 @@ afterAll(() => proxy.close());
 beforeEach(() => proxy.reset());
 
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
-const credentials = () => ({ commsAccountApi: { apiKey: sandbox().credentials.account.unrestricted, baseUrl: proxy.url } });
+const credentials = () => ({
+	commsAccountApi: { apiKey: sandbox().credentials.account.unrestricted, baseUrl: proxy.url },
+});
 const phoneDocId = () => ({ __rl: true, mode: 'id', value: sandbox().numbers.main });
 
 function sendSms(texts: string[], { to = TEST_NUMBERS.customer, continueOnFail = false } = {}) {
-	const workflow = singleNodeWorkflow(ACCOUNT, { resource: 'sms', operation: 'send', phoneDocId: phoneDocId(), to: '={{ $json.to }}', message: '={{ $json.text }}' }, { continueOnFail });
-	return runWorkflow(workflow, { credentials: credentials(), input: items(texts.length, (i) => ({ text: texts[i], to })) });
+	const workflow = singleNodeWorkflow(
+		ACCOUNT,
+		{
+			resource: 'sms',
+			operation: 'send',
+			phoneDocId: phoneDocId(),
+			to: '={{ $json.to }}',
+			message: '={{ $json.text }}',
+		},
+		{ continueOnFail },
+	);
+	return runWorkflow(workflow, {
+		credentials: credentials(),
+		input: items(texts.length, (i) => ({ text: texts[i], to })),
+	});
 }
 
 /** What the sandbox actually did: one entry per SMS it sent. */
@@ -40,33 +55,50 @@ function smsSent() {
 function callsPlaced() {
 	return sandbox()
 		.requests()
-		.filter((entry) => entry.method === 'POST' && entry.path === '/v1/calls' && entry.status === 201);
+		.filter(
+			(entry) => entry.method === 'POST' && entry.path === '/v1/calls' && entry.status === 201,
+		);
 }
 
-const posts = (path: string) => proxy.log.filter((entry) => entry.method === 'POST' && entry.path === path);
-const lookups = (path: string) => proxy.log.filter((entry) => entry.method === 'GET' && entry.path === path);
+const posts = (path: string) =>
+	proxy.log.filter((entry) => entry.method === 'POST' && entry.path === path);
+const lookups = (path: string) =>
+	proxy.log.filter((entry) => entry.method === 'GET' && entry.path === path);
 
 describe('SMS Send when the outcome of a send is unknown', () => {
 	it.each<[Fault, string]>([
 		['failAfter', 'HTTP 500'],
 		['gatewayAfter', 'HTTP 504'],
 		['dropAfter', 'ECONNRESET'],
-	])('carried out, answer lost (%s): found in the history, not sent again', async (fault, label) => {
-		proxy.inject('POST', '/v1/sms', fault);
-		const result = await sendSms(['Your code is 481516']);
-		expect(result.error).toBeUndefined();
-		expect(smsSent()).toEqual(['Your code is 481516']);
-		const [item] = result.output('Node');
-		const { record } = await sandbox().control.get(item.json.messageId as string);
-		expect(record.body).toBe('Your code is 481516');
-		expect(item.json).toMatchObject({ to: TEST_NUMBERS.customer, phoneDocId: sandbox().numbers.main, status: 'sent', recoveredAfter: label, segmentsUsed: 1 });
-		expect(item.json.recovery).toMatch(/found in the SMS history, so it was not sent again/);
-		expect(posts('/v1/sms')).toHaveLength(1);
-		expect(lookups('/v1/sms')).toHaveLength(1);
-		const query = new URLSearchParams(lookups('/v1/sms')[0].query);
-		expect(Object.fromEntries(query)).toMatchObject({ phoneDocId: sandbox().numbers.main, peer: TEST_NUMBERS.customer, direction: 'sent' });
-		expect(Date.parse(query.get('since')!)).toBeLessThanOrEqual(Date.now());
-	});
+	])(
+		'carried out, answer lost (%s): found in the history, not sent again',
+		async (fault, label) => {
+			proxy.inject('POST', '/v1/sms', fault);
+			const result = await sendSms(['Your code is 481516']);
+			expect(result.error).toBeUndefined();
+			expect(smsSent()).toEqual(['Your code is 481516']);
+			const [item] = result.output('Node');
+			const { record } = await sandbox().control.get(item.json.messageId as string);
+			expect(record.body).toBe('Your code is 481516');
+			expect(item.json).toMatchObject({
+				to: TEST_NUMBERS.customer,
+				phoneDocId: sandbox().numbers.main,
+				status: 'sent',
+				recoveredAfter: label,
+				segmentsUsed: 1,
+			});
+			expect(item.json.recovery).toMatch(/found in the SMS history, so it was not sent again/);
+			expect(posts('/v1/sms')).toHaveLength(1);
+			expect(lookups('/v1/sms')).toHaveLength(1);
+			const query = new URLSearchParams(lookups('/v1/sms')[0].query);
+			expect(Object.fromEntries(query)).toMatchObject({
+				phoneDocId: sandbox().numbers.main,
+				peer: TEST_NUMBERS.customer,
+				direction: 'sent',
+			});
+			expect(Date.parse(query.get('since')!)).toBeLessThanOrEqual(Date.now());
+		},
+	);
 
 	it.each<[Fault, string]>([
 		['failBefore', 'HTTP 500'],
@@ -93,18 +125,40 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 		const output = result.output('Node');
 		const ids = output.map((item) => item.json.messageId);
 		expect(new Set(ids).size).toBe(3);
-		expect(output.map((item) => item.json.recoveredAfter)).toEqual([undefined, 'HTTP 500', 'HTTP 500']);
+		expect(output.map((item) => item.json.recoveredAfter)).toEqual([
+			undefined,
+			'HTTP 500',
+			'HTTP 500',
+		]);
 		expect(output[1].json.recovery).toMatch(/found/);
 		expect(output[2].json.recovery).toMatch(/sent again/);
 	});
 
 	it('many items, faults before and after at random: zero duplicates, zero losses, input order kept', async () => {
 		const texts = Array.from({ length: 24 }, (_, i) => `Reminder ${i + 1}`);
-		const faults: Fault[] = ['failAfter', 'pass', 'failBefore', 'gatewayAfter', 'pass', 'dropAfter', 'gatewayBefore', 'pass'];
+		const faults: Fault[] = [
+			'failAfter',
+			'pass',
+			'failBefore',
+			'gatewayAfter',
+			'pass',
+			'dropAfter',
+			'gatewayBefore',
+			'pass',
+		];
 		proxy.inject('POST', '/v1/sms', ...faults, ...faults, ...faults);
 		const recipients = ['+447700900123', '+447700900124', '+447700900125'];
-		const workflow = singleNodeWorkflow(ACCOUNT, { resource: 'sms', operation: 'send', phoneDocId: phoneDocId(), to: '={{ $json.to }}', message: '={{ $json.text }}' });
-		const result = await runWorkflow(workflow, { credentials: credentials(), input: items(texts.length, (i) => ({ text: texts[i], to: recipients[i % 3] })) });
+		const workflow = singleNodeWorkflow(ACCOUNT, {
+			resource: 'sms',
+			operation: 'send',
+			phoneDocId: phoneDocId(),
+			to: '={{ $json.to }}',
+			message: '={{ $json.text }}',
+		});
+		const result = await runWorkflow(workflow, {
+			credentials: credentials(),
+			input: items(texts.length, (i) => ({ text: texts[i], to: recipients[i % 3] })),
+		});
 		expect(result.error).toBeUndefined();
 		expect([...smsSent()].sort()).toEqual([...texts].sort());
 		const output = result.output('Node');
@@ -120,10 +174,19 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 
 describe('Call Create when the outcome of a creation is unknown', () => {
 	const call = (parameters: Record<string, unknown>, input = 1) =>
-		runWorkflow(singleNodeWorkflow(ACCOUNT, { resource: 'call', operation: 'create', phoneDocId: phoneDocId(), to: TEST_NUMBERS.customer, ...parameters }), {
-			credentials: credentials(),
-			input: items(input),
-		});
+		runWorkflow(
+			singleNodeWorkflow(ACCOUNT, {
+				resource: 'call',
+				operation: 'create',
+				phoneDocId: phoneDocId(),
+				to: TEST_NUMBERS.customer,
+				...parameters,
+			}),
+			{
+				credentials: credentials(),
+				input: items(input),
+			},
+		);
 
 	it('a manual call placed, answer lost: found in the call history, not placed again', async () => {
 		proxy.inject('POST', '/v1/calls', 'failAfter');
@@ -137,7 +200,11 @@ describe('Call Create when the outcome of a creation is unknown', () => {
 		const { record } = await sandbox().control.get(item.json.callId as string);
 		expect(record.to).toBe(TEST_NUMBERS.customer);
 		expect(placed.status).toBe(201);
-		expect(Object.fromEntries(new URLSearchParams(lookups('/v1/calls')[0].query))).toMatchObject({ mode: 'manual', phoneDocId: sandbox().numbers.main, peer: TEST_NUMBERS.customer });
+		expect(Object.fromEntries(new URLSearchParams(lookups('/v1/calls')[0].query))).toMatchObject({
+			mode: 'manual',
+			phoneDocId: sandbox().numbers.main,
+			peer: TEST_NUMBERS.customer,
+		});
 	});
 
 	it('an AI call not placed (500 before the server): placed once', async () => {
@@ -156,7 +223,11 @@ describe('Call Create when the outcome of a creation is unknown', () => {
 		expect(result.error).toBeUndefined();
 		expect(callsPlaced()).toHaveLength(1);
 		const [item] = result.output('Node');
-		expect(item.json).toMatchObject({ mode: 'ai', status: expect.any(String), recoveredAfter: 'ECONNRESET' });
+		expect(item.json).toMatchObject({
+			mode: 'ai',
+			status: expect.any(String),
+			recoveredAfter: 'ECONNRESET',
+		});
 		expect(item.json.callId).toBe(item.json.callSid);
 	});
 
@@ -182,28 +253,66 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 
 	const sms = (continueOnFail = false) =>
 		runWorkflow(
-			singleNodeWorkflow(ACCOUNT, { resource: 'sms', operation: 'send', phoneDocId: { __rl: true, mode: 'id', value: 'pd_1' }, to: '+447700900123', message: 'Hello' }, { continueOnFail }),
-			{ credentials: { commsAccountApi: { apiKey: 'acc_lookup_test_0123456789', baseUrl: stub.url } } },
+			singleNodeWorkflow(
+				ACCOUNT,
+				{
+					resource: 'sms',
+					operation: 'send',
+					phoneDocId: { __rl: true, mode: 'id', value: 'pd_1' },
+					to: '+447700900123',
+					message: 'Hello',
+				},
+				{ continueOnFail },
+			),
+			{
+				credentials: {
+					commsAccountApi: { apiKey: 'acc_lookup_test_0123456789', baseUrl: stub.url },
+				},
+			},
 		);
-	const record = (id: string) => ({ id, messageId: id, direction: 'sent', toNumber: '+447700900123', body: 'Hello', source: 'account-api', sentAt: new Date().toISOString() });
+	const record = (id: string) => ({
+		id,
+		messageId: id,
+		direction: 'sent',
+		toNumber: '+447700900123',
+		body: 'Hello',
+		source: 'account-api',
+		sentAt: new Date().toISOString(),
+	});
 
 	it('two matching records nobody has claimed: ambiguous', async () => {
-		stub.reply({ status: 500, body: { success: false, error: 'internal_error' } }, { status: 200, body: { success: true, messages: [record('SM1'), record('SM2')], count: 2 } });
+		stub.reply(
+			{ status: 500, body: { success: false, error: 'internal_error' } },
+			{ status: 200, body: { success: true, messages: [record('SM1'), record('SM2')], count: 2 } },
+		);
 		const result = await sms();
-		expect(result.error?.message).toMatch(/HTTP 500.*unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: 2 matching SMS records.*not sent again.*check before running this item again/);
+		expect(result.error?.message).toMatch(
+			/HTTP 500.*unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: 2 matching SMS records.*not sent again.*check before running this item again/,
+		);
 		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
 	it('the look-up itself fails: not sent again, and the item says so', async () => {
-		stub.reply({ status: 500, body: { success: false, error: 'internal_error' } }, { status: 200, body: '<html>login</html>', headers: { 'content-type': 'text/html' } });
+		stub.reply(
+			{ status: 500, body: { success: false, error: 'internal_error' } },
+			{ status: 200, body: '<html>login</html>', headers: { 'content-type': 'text/html' } },
+		);
 		const result = await sms(true);
 		const [item] = result.output('Node');
-		expect(item.json.error).toMatch(/unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: the look-up itself failed/);
+		expect(item.json.error).toMatch(
+			/unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: the look-up itself failed/,
+		);
 		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
 	it('a record without a readable time cannot be told from an earlier one', async () => {
-		stub.reply({ status: 500, body: { success: false, error: 'internal_error' } }, { status: 200, body: { success: true, messages: [{ ...record('SM1'), sentAt: 'yesterday' }], count: 1 } });
+		stub.reply(
+			{ status: 500, body: { success: false, error: 'internal_error' } },
+			{
+				status: 200,
+				body: { success: true, messages: [{ ...record('SM1'), sentAt: 'yesterday' }], count: 1 },
+			},
+		);
 		const result = await sms();
 		expect(result.error?.message).toMatch(/no readable time/);
 		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
@@ -214,11 +323,23 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		stub.reply(
 			{ status: 500, body: { success: false, error: 'internal_error' } },
 			{ status: 200, body: { success: true, messages: [old], count: 1 } },
-			{ status: 201, body: { success: true, messageId: 'SM9', status: 'sent', to: '+447700900123', segmentsUsed: 1 } },
+			{
+				status: 201,
+				body: {
+					success: true,
+					messageId: 'SM9',
+					status: 'sent',
+					to: '+447700900123',
+					segmentsUsed: 1,
+				},
+			},
 		);
 		const result = await sms();
 		expect(result.error).toBeUndefined();
-		expect(result.output('Node')[0].json).toMatchObject({ messageId: 'SM9', recoveredAfter: 'HTTP 500' });
+		expect(result.output('Node')[0].json).toMatchObject({
+			messageId: 'SM9',
+			recoveredAfter: 'HTTP 500',
+		});
 		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET', 'POST']);
 	});
 });

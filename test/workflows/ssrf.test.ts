@@ -13,9 +13,16 @@ const sandbox = useSandbox();
 
 it('reports n8n refusing the address, with no retry and no secret', async () => {
 	const logs = captureLogs();
-	const result = await runWorkflow(singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', { resource: 'number', operation: 'getAll', returnAll: true }), {
-		credentials: accountCredentials(sandbox()),
-	});
+	const result = await runWorkflow(
+		singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', {
+			resource: 'number',
+			operation: 'getAll',
+			returnAll: true,
+		}),
+		{
+			credentials: accountCredentials(sandbox()),
+		},
+	);
 	expect(result.error).toBeDefined();
 	expect(result.error?.message).toMatch(/blocked/);
 	expect(result.error?.message).not.toMatch(/Could not reach|UNKNOWN/);

@@ -60,9 +60,16 @@ it('waits out the 429s of a server stricter than the documented limit: no failur
 it('paced to the limit, never exceeds it in any window and needs no retry', async () => {
 	const perWindow = 10;
 	const windowMs = 2000;
-	sandbox().control.updateSettings({ accountRequestsPerMinute: perWindow, rateWindowSeconds: windowMs / 1000 });
+	sandbox().control.updateSettings({
+		accountRequestsPerMinute: perWindow,
+		rateWindowSeconds: windowMs / 1000,
+	});
 	const { apiKey, baseUrl } = accountCredentials(sandbox()).commsAccountApi;
-	setSharedLimit(limiterScope('account', apiKey, baseUrl), { perWindow, windowMs, concurrency: 10 });
+	setSharedLimit(limiterScope('account', apiKey, baseUrl), {
+		perWindow,
+		windowMs,
+		concurrency: 10,
+	});
 
 	const started = Date.now();
 	const result = await sendMany(25);
@@ -73,7 +80,8 @@ it('paced to the limit, never exceeds it in any window and needs no retry', asyn
 	expect(smsPosts().filter((entry) => entry.status === 429)).toHaveLength(0);
 	expectEachSentOnce(25);
 	const times = smsPosts().map((entry) => Date.parse(entry.time));
-	for (let i = perWindow; i < times.length; i++) expect(times[i] - times[i - perWindow]).toBeGreaterThanOrEqual(windowMs);
+	for (let i = perWindow; i < times.length; i++)
+		expect(times[i] - times[i - perWindow]).toBeGreaterThanOrEqual(windowMs);
 	// 25 requests at 10 per 2 s cannot finish before the third window opens.
 	expect(elapsed).toBeGreaterThanOrEqual(2 * windowMs);
 });

@@ -25,20 +25,36 @@ beforeEach(() => {
 
 const nodeTypes = { [PROBE_TYPE]: new TransportProbe() };
 
-function run(parameters: Record<string, string>, credentials: Record<string, Record<string, string>>, continueOnFail = false) {
-	return runWorkflow(singleNodeWorkflow(PROBE_TYPE, parameters, { continueOnFail }), { credentials, nodeTypes });
+function run(
+	parameters: Record<string, string>,
+	credentials: Record<string, Record<string, string>>,
+	continueOnFail = false,
+) {
+	return runWorkflow(singleNodeWorkflow(PROBE_TYPE, parameters, { continueOnFail }), {
+		credentials,
+		nodeTypes,
+	});
 }
 
-const account = (overrides: Record<string, string> = {}) => ({ commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: stub.url, ...overrides } });
+const account = (overrides: Record<string, string> = {}) => ({
+	commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: stub.url, ...overrides },
+});
 const unified = (overrides: Record<string, string> = {}) => ({
-	commsUnifiedApi: { apiKey: LIVE_KEY, endpointUrl: `${stub.url}/unified`, webhookSecret: 'whsec_transport_secret', ...overrides },
+	commsUnifiedApi: {
+		apiKey: LIVE_KEY,
+		endpointUrl: `${stub.url}/unified`,
+		webhookSecret: 'whsec_transport_secret',
+		...overrides,
+	},
 });
 
 describe('Account credential', () => {
 	it('sends the key in exactly one header, as a Bearer token', async () => {
 		const result = await run({ api: 'account', method: 'GET', path: '/v1/numbers' }, account());
 		expect(result.error).toBeUndefined();
-		expect(result.output('Node')).toEqual([{ json: { success: true, numbers: [] }, pairedItem: { item: 0 } }]);
+		expect(result.output('Node')).toEqual([
+			{ json: { success: true, numbers: [] }, pairedItem: { item: 0 } },
+		]);
 		expect(stub.received).toHaveLength(1);
 		const [request] = stub.received;
 		expect(request.url).toBe('/v1/numbers');
@@ -61,7 +77,10 @@ describe('Account credential', () => {
 	});
 
 	it('accepts plain http to localhost', async () => {
-		const result = await run({ api: 'account' }, account({ baseUrl: stub.url.replace('127.0.0.1', 'localhost') }));
+		const result = await run(
+			{ api: 'account' },
+			account({ baseUrl: stub.url.replace('127.0.0.1', 'localhost') }),
+		);
 		expect(result.error).toBeUndefined();
 		expect(stub.received).toHaveLength(1);
 	});
@@ -69,13 +88,29 @@ describe('Account credential', () => {
 
 describe('Unified credential', () => {
 	it('puts the key in the body envelope and in no header', async () => {
-		stub.reply({ status: 200, body: { success: true, result: { message_id: 'm1' }, billing: { cost: 3 } } });
-		const result = await run({ api: 'unified', service: 'sms', action: 'send', body: '{"to":"+447700900123","message":"hi"}' }, unified());
+		stub.reply({
+			status: 200,
+			body: { success: true, result: { message_id: 'm1' }, billing: { cost: 3 } },
+		});
+		const result = await run(
+			{
+				api: 'unified',
+				service: 'sms',
+				action: 'send',
+				body: '{"to":"+447700900123","message":"hi"}',
+			},
+			unified(),
+		);
 		expect(result.error).toBeUndefined();
 		const [request] = stub.received;
 		expect(request.url).toBe('/unified');
 		expect(request.method).toBe('POST');
-		expect(JSON.parse(request.body)).toEqual({ service: 'sms', action: 'send', data: { to: '+447700900123', message: 'hi' }, api_key: LIVE_KEY });
+		expect(JSON.parse(request.body)).toEqual({
+			service: 'sms',
+			action: 'send',
+			data: { to: '+447700900123', message: 'hi' },
+			api_key: LIVE_KEY,
+		});
 		expect(request.headers.authorization).toBeUndefined();
 		expect(request.headers['x-api-key']).toBeUndefined();
 	});
@@ -89,29 +124,48 @@ describe('Unified credential', () => {
 
 describe('retries', () => {
 	it('waits out a 429 (honouring Retry-After) and returns the eventual answer', async () => {
-		stub.reply({ status: 429, body: { success: false, error: 'rate_limited' }, headers: { 'retry-after': '0' } }, { status: 200, body: { success: true, numbers: [] } });
+		stub.reply(
+			{
+				status: 429,
+				body: { success: false, error: 'rate_limited' },
+				headers: { 'retry-after': '0' },
+			},
+			{ status: 200, body: { success: true, numbers: [] } },
+		);
 		const result = await run({ api: 'account' }, account());
 		expect(result.error).toBeUndefined();
 		expect(stub.received).toHaveLength(2);
 	});
 
 	it('retries a read answered with the Account API 500 the spec calls retryable', async () => {
-		stub.reply({ status: 500, body: { success: false, error: 'internal' }, headers: { 'retry-after': '0' } }, { status: 200, body: { success: true, numbers: [] } });
+		stub.reply(
+			{ status: 500, body: { success: false, error: 'internal' }, headers: { 'retry-after': '0' } },
+			{ status: 200, body: { success: true, numbers: [] } },
+		);
 		const result = await run({ api: 'account' }, account());
 		expect(result.error).toBeUndefined();
 		expect(stub.received).toHaveLength(2);
 	});
 
 	it('does not send a write answered 500 again blindly (without a look-up it is never sent again)', async () => {
-		stub.reply({ status: 500, body: { success: false, error: 'internal' }, headers: { 'retry-after': '0' } }, { status: 201, body: { success: true, messageId: 'SM1' } });
-		const result = await run({ api: 'account', method: 'POST', path: '/v1/sms', body: '{"to":"+447700900123"}' }, account());
+		stub.reply(
+			{ status: 500, body: { success: false, error: 'internal' }, headers: { 'retry-after': '0' } },
+			{ status: 201, body: { success: true, messageId: 'SM1' } },
+		);
+		const result = await run(
+			{ api: 'account', method: 'POST', path: '/v1/sms', body: '{"to":"+447700900123"}' },
+			account(),
+		);
 		expect(stub.received).toHaveLength(1);
 		expect(result.error?.message).toMatch(/HTTP 500.*unknown whether.*not sent again/);
 	});
 
 	it('does not send a POST again when the connection dropped after it was sent', async () => {
 		stub.reply({ drop: true });
-		const result = await run({ api: 'account', method: 'POST', path: '/v1/sms', body: '{"to":"+447700900123"}' }, account());
+		const result = await run(
+			{ api: 'account', method: 'POST', path: '/v1/sms', body: '{"to":"+447700900123"}' },
+			account(),
+		);
 		expect(stub.received).toHaveLength(1);
 		expect(result.error?.message).toMatch(/unknown whether/);
 		expect(result.error?.message).toMatch(/not sent again/);
@@ -125,7 +179,10 @@ describe('retries', () => {
 	});
 
 	it('does not retry a Unified INTERNAL_ERROR, whose retry safety the spec does not state', async () => {
-		stub.reply({ status: 500, body: { success: false, code: 'INTERNAL_ERROR', error: 'boom', message: 'boom' } });
+		stub.reply({
+			status: 500,
+			body: { success: false, code: 'INTERNAL_ERROR', error: 'boom', message: 'boom' },
+		});
 		const result = await run({ api: 'unified' }, unified());
 		expect(stub.received).toHaveLength(1);
 		expect(result.error?.message).toMatch(/internal error/);
@@ -136,7 +193,10 @@ describe('429: one answer cannot stall every execution on a key', () => {
 	const rateLimited = { success: false, error: 'rate_limited', message: 'slow down' };
 
 	it('fails at once, saying how long the server asked for, when Retry-After is beyond the 120 s cap', async () => {
-		stub.reply({ status: 429, body: rateLimited, headers: { 'retry-after': '600' } }, { status: 200, body: { success: true, numbers: [] } });
+		stub.reply(
+			{ status: 429, body: rateLimited, headers: { 'retry-after': '600' } },
+			{ status: 200, body: { success: true, numbers: [] } },
+		);
 		const started = Date.now();
 		const result = await run({ api: 'account' }, account());
 		expect(Date.now() - started).toBeLessThan(5_000);
@@ -147,7 +207,10 @@ describe('429: one answer cannot stall every execution on a key', () => {
 	});
 
 	it('Retry-After: 99999999 fails just as fast, and the next execution on the key is not held back', async () => {
-		stub.reply({ status: 429, body: rateLimited, headers: { 'retry-after': '99999999' } }, { status: 200, body: { success: true, numbers: [] } });
+		stub.reply(
+			{ status: 429, body: rateLimited, headers: { 'retry-after': '99999999' } },
+			{ status: 200, body: { success: true, numbers: [] } },
+		);
 		const started = Date.now();
 		const first = await run({ api: 'account' }, account());
 		expect(first.error?.message).toMatch(/asked to wait 1157 days/);
@@ -158,7 +221,10 @@ describe('429: one answer cannot stall every execution on a key', () => {
 	});
 
 	it('a Retry-After within the cap holds every execution on the key until it ends', async () => {
-		stub.reply({ status: 429, body: rateLimited, headers: { 'retry-after': '2' } }, { status: 200, body: { success: true, numbers: [] } });
+		stub.reply(
+			{ status: 429, body: rateLimited, headers: { 'retry-after': '2' } },
+			{ status: 200, body: { success: true, numbers: [] } },
+		);
 		const first = run({ api: 'account' }, account());
 		while (stub.received.length < 1) await new Promise((resolve) => setTimeout(resolve, 10));
 		await new Promise((resolve) => setTimeout(resolve, 100));
@@ -173,9 +239,12 @@ describe('429: one answer cannot stall every execution on a key', () => {
 		const scope = () => limiterScope('account', ACCOUNT_KEY, stub.url);
 		afterEach(() => setSharedLimit(scope(), ACCOUNT_LIMIT));
 
-		it('holds the key\'s other requests back until the rate window frees a place, instead of letting each discover the 429', async () => {
+		it("holds the key's other requests back until the rate window frees a place, instead of letting each discover the 429", async () => {
 			setSharedLimit(scope(), { perWindow: 100, windowMs: 2_000, concurrency: 10 });
-			stub.reply({ status: 429, body: rateLimited }, { status: 200, body: { success: true, numbers: [] } });
+			stub.reply(
+				{ status: 429, body: rateLimited },
+				{ status: 200, body: { success: true, numbers: [] } },
+			);
 			const first = run({ api: 'account' }, account());
 			while (stub.received.length < 1) await new Promise((resolve) => setTimeout(resolve, 10));
 			await new Promise((resolve) => setTimeout(resolve, 100));
@@ -202,10 +271,18 @@ describe('429: one answer cannot stall every execution on a key', () => {
 
 	it('keys the limiter by the canonical address: a different spelling of the same address shares its limit', async () => {
 		const spelled = stub.url.replace('http://127.0.0.1', 'HTTP://LocalHost');
-		const canonical = limiterScope('account', ACCOUNT_KEY, stub.url.replace('127.0.0.1', 'localhost'));
+		const canonical = limiterScope(
+			'account',
+			ACCOUNT_KEY,
+			stub.url.replace('127.0.0.1', 'localhost'),
+		);
 		setSharedLimit(canonical, { perWindow: 1, windowMs: 1_500, concurrency: 1 });
 		try {
-			const result = await runWorkflow(singleNodeWorkflow(PROBE_TYPE, { api: 'account' }), { credentials: account({ baseUrl: `${spelled}/` }), nodeTypes, input: items(2) });
+			const result = await runWorkflow(singleNodeWorkflow(PROBE_TYPE, { api: 'account' }), {
+				credentials: account({ baseUrl: `${spelled}/` }),
+				nodeTypes,
+				input: items(2),
+			});
 			expect(result.error).toBeUndefined();
 			expect(stub.received).toHaveLength(2);
 			expect(stub.received[1].at - stub.received[0].at).toBeGreaterThanOrEqual(1_400);
@@ -223,20 +300,35 @@ describe('the request timeout bounds the whole request, not only an idle socket'
 	afterEach(() => setRequestTimeout(previous));
 
 	it('an answer whose body trickles in is cut off at the timeout; a write is then not sent again', async () => {
-		const slow = await startTricklingServer({ status: 201, body: { success: true, messageId: 'SM1' }, everyMs: 100, totalMs: 8_000 });
+		const slow = await startTricklingServer({
+			status: 201,
+			body: { success: true, messageId: 'SM1' },
+			everyMs: 100,
+			totalMs: 8_000,
+		});
 		try {
 			const started = Date.now();
-			const result = await run({ api: 'account', method: 'POST', path: '/v1/sms', body: '{"to":"+447700900123"}' }, account({ baseUrl: slow.url }));
+			const result = await run(
+				{ api: 'account', method: 'POST', path: '/v1/sms', body: '{"to":"+447700900123"}' },
+				account({ baseUrl: slow.url }),
+			);
 			expect(Date.now() - started).toBeLessThan(4_000);
 			expect(slow.received).toHaveLength(1);
-			expect(result.error?.message).toMatch(/did not answer within 1.5 seconds, so it is unknown whether/);
+			expect(result.error?.message).toMatch(
+				/did not answer within 1.5 seconds, so it is unknown whether/,
+			);
 		} finally {
 			await slow.close();
 		}
 	});
 
 	it('a read cut off at the timeout is sent again', async () => {
-		const slow = await startTricklingServer({ body: { success: true, numbers: [] }, everyMs: 100, totalMs: 8_000, trickle: 1 });
+		const slow = await startTricklingServer({
+			body: { success: true, numbers: [] },
+			everyMs: 100,
+			totalMs: 8_000,
+			trickle: 1,
+		});
 		try {
 			const started = Date.now();
 			const result = await run({ api: 'account' }, account({ baseUrl: slow.url }));

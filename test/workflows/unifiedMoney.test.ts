@@ -18,12 +18,25 @@ const sandbox = useSandbox();
 
 type Input = ReturnType<typeof items>;
 
-function run(parameters: INodeParameters, { input = items(1), continueOnFail = false, key }: { input?: Input; continueOnFail?: boolean; key?: string } = {}) {
-	return runWorkflow(singleNodeWorkflow(UNIFIED, parameters, { continueOnFail }), { credentials: unifiedCredentials(sandbox(), key), input });
+function run(
+	parameters: INodeParameters,
+	{
+		input = items(1),
+		continueOnFail = false,
+		key,
+	}: { input?: Input; continueOnFail?: boolean; key?: string } = {},
+) {
+	return runWorkflow(singleNodeWorkflow(UNIFIED, parameters, { continueOnFail }), {
+		credentials: unifiedCredentials(sandbox(), key),
+		input,
+	});
 }
 
 /** Start → each node in turn, all with Continue On Fail when asked. */
-function chain(nodes: Array<{ name: string; type?: string; parameters: INodeParameters }>, continueOnFail = true): WorkflowJson {
+function chain(
+	nodes: Array<{ name: string; type?: string; parameters: INodeParameters }>,
+	continueOnFail = true,
+): WorkflowJson {
 	const built: INode[] = nodes.map((node, n) => ({
 		id: `node-${n}`,
 		name: node.name,
@@ -35,56 +48,94 @@ function chain(nodes: Array<{ name: string; type?: string; parameters: INodePara
 		...(continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
 	}));
 	const names = [START.name, ...nodes.map((node) => node.name)];
-	const connections = Object.fromEntries(names.slice(0, -1).map((name, n) => [name, { main: [[{ node: names[n + 1], type: 'main' as const, index: 0 }]] }]));
+	const connections = Object.fromEntries(
+		names
+			.slice(0, -1)
+			.map((name, n) => [
+				name,
+				{ main: [[{ node: names[n + 1], type: 'main' as const, index: 0 }]] },
+			]),
+	);
 	return { nodes: [START, ...built], connections };
 }
 
-const posts = () => sandbox().requests().filter((r) => r.api === 'unified');
+const posts = () =>
+	sandbox()
+		.requests()
+		.filter((r) => r.api === 'unified');
 const credits = async () => (await sandbox().control.balances()).unifiedCreditsPence;
 /** Different recipients, so nothing orders the items but the runner. */
-const recipients = (n: number) => items(n, (i) => ({ to: `+4477009003${String(i).padStart(2, '0')}`, text: `Message ${i + 1}` }));
-const smsToEach = (extra: INodeParameters = {}): INodeParameters => ({ resource: 'sms', operation: 'send', to: '={{ $json.to }}', message: '={{ $json.text }}', ...extra });
-
-describe.each(['http', 'always200'] as const)('errors answered with %s statuses', (unifiedErrorStatus) => {
-	beforeEach(() => sandbox().control.setUnifiedErrorStatus(unifiedErrorStatus));
-
-	it('an empty balance: twenty SMS cost one request; the error says the balance, the amount required and where to top up', async () => {
-		sandbox().control.setBalances({ unifiedCreditsPence: 0 });
-		const result = await run(smsToEach(), { input: recipients(20), continueOnFail: true });
-		expect(posts()).toHaveLength(1);
-		const output = result.output('Node');
-		expect(output).toHaveLength(20);
-		const topUp = `${sandbox().url}/_sandbox/top-up`;
-		const message = `Not enough credits for this request. Your balance is 0p and this request needs 3p. Top up your credits at ${topUp}, then run the workflow again.`;
-		expect(output[0].json).toMatchObject({ error: message, apiCode: 'INSUFFICIENT_CREDITS', topUpUrl: topUp });
-		for (const [i, item] of output.entries()) {
-			expect(item.pairedItem).toEqual({ item: i });
-			expect(item.json.error).toBe(message);
-			if (i > 0) {
-				expect(item.json).toMatchObject({ apiCode: 'INSUFFICIENT_CREDITS', topUpUrl: topUp });
-				expect(item.json.description).toMatch(/^Not sent: item 1 of this node failed with INSUFFICIENT_CREDITS, and after such a failure no further request is sent with this credential in this execution\./);
-			}
-		}
-	});
-
-	it('an empty balance without Continue On Fail: one request, and the node fails with that message', async () => {
-		sandbox().control.setBalances({ unifiedCreditsPence: 0 });
-		const result = await run(smsToEach(), { input: recipients(20) });
-		expect(result.error?.message).toMatch(/^Not enough credits for this request\. Your balance is 0p and this request needs 3p\. Top up your credits at http/);
-		expect(posts()).toHaveLength(1);
-	});
-
-	it('a revoked key: twenty items cost one request, with and without Continue On Fail', async () => {
-		const key = UNIFIED_KEYS.revoked;
-		const continued = await run(smsToEach(), { input: recipients(20), continueOnFail: true, key });
-		expect(posts()).toHaveLength(1);
-		const output = continued.output('Node');
-		expect(output.every((item) => item.json.apiCode === 'INVALID_API_KEY' && /invalid or has been revoked/.test(item.json.error as string))).toBe(true);
-		const failed = await run(smsToEach(), { input: recipients(20), key });
-		expect(failed.error?.message).toMatch(/invalid or has been revoked/);
-		expect(posts()).toHaveLength(2);
-	});
+const recipients = (n: number) =>
+	items(n, (i) => ({ to: `+4477009003${String(i).padStart(2, '0')}`, text: `Message ${i + 1}` }));
+const smsToEach = (extra: INodeParameters = {}): INodeParameters => ({
+	resource: 'sms',
+	operation: 'send',
+	to: '={{ $json.to }}',
+	message: '={{ $json.text }}',
+	...extra,
 });
+
+describe.each(['http', 'always200'] as const)(
+	'errors answered with %s statuses',
+	(unifiedErrorStatus) => {
+		beforeEach(() => sandbox().control.setUnifiedErrorStatus(unifiedErrorStatus));
+
+		it('an empty balance: twenty SMS cost one request; the error says the balance, the amount required and where to top up', async () => {
+			sandbox().control.setBalances({ unifiedCreditsPence: 0 });
+			const result = await run(smsToEach(), { input: recipients(20), continueOnFail: true });
+			expect(posts()).toHaveLength(1);
+			const output = result.output('Node');
+			expect(output).toHaveLength(20);
+			const topUp = `${sandbox().url}/_sandbox/top-up`;
+			const message = `Not enough credits for this request. Your balance is 0p and this request needs 3p. Top up your credits at ${topUp}, then run the workflow again.`;
+			expect(output[0].json).toMatchObject({
+				error: message,
+				apiCode: 'INSUFFICIENT_CREDITS',
+				topUpUrl: topUp,
+			});
+			for (const [i, item] of output.entries()) {
+				expect(item.pairedItem).toEqual({ item: i });
+				expect(item.json.error).toBe(message);
+				if (i > 0) {
+					expect(item.json).toMatchObject({ apiCode: 'INSUFFICIENT_CREDITS', topUpUrl: topUp });
+					expect(item.json.description).toMatch(
+						/^Not sent: item 1 of this node failed with INSUFFICIENT_CREDITS, and after such a failure no further request is sent with this credential in this execution\./,
+					);
+				}
+			}
+		});
+
+		it('an empty balance without Continue On Fail: one request, and the node fails with that message', async () => {
+			sandbox().control.setBalances({ unifiedCreditsPence: 0 });
+			const result = await run(smsToEach(), { input: recipients(20) });
+			expect(result.error?.message).toMatch(
+				/^Not enough credits for this request\. Your balance is 0p and this request needs 3p\. Top up your credits at http/,
+			);
+			expect(posts()).toHaveLength(1);
+		});
+
+		it('a revoked key: twenty items cost one request, with and without Continue On Fail', async () => {
+			const key = UNIFIED_KEYS.revoked;
+			const continued = await run(smsToEach(), {
+				input: recipients(20),
+				continueOnFail: true,
+				key,
+			});
+			expect(posts()).toHaveLength(1);
+			const output = continued.output('Node');
+			expect(
+				output.every(
+					(item) =>
+						item.json.apiCode === 'INVALID_API_KEY' &&
+						/invalid or has been revoked/.test(item.json.error as string),
+				),
+			).toBe(true);
+			const failed = await run(smsToEach(), { input: recipients(20), key });
+			expect(failed.error?.message).toMatch(/invalid or has been revoked/);
+			expect(posts()).toHaveLength(2);
+		});
+	},
+);
 
 it('credits running out part-way: after INSUFFICIENT_CREDITS no further request goes out, and the rest fail without one', async () => {
 	sandbox().control.setBalances({ unifiedCreditsPence: 10 });
@@ -95,7 +146,9 @@ it('credits running out part-way: after INSUFFICIENT_CREDITS no further request 
 	expect(output.slice(0, 3).every((item) => item.json.status === 'sent')).toBe(true);
 	expect(output[3].json).toMatchObject({ apiCode: 'INSUFFICIENT_CREDITS' });
 	expect(output[3].json.error).toMatch(/Your balance is 1p and this request needs 3p/);
-	expect(output[4].json.description).toMatch(/^Not sent: item 4 of this node failed with INSUFFICIENT_CREDITS/);
+	expect(output[4].json.description).toMatch(
+		/^Not sent: item 4 of this node failed with INSUFFICIENT_CREDITS/,
+	);
 	expect(output[5].json.description).toMatch(/^Not sent: item 4 of this node/);
 	expect(posts().map((r) => r.status)).toEqual([200, 200, 200, 402]);
 });
@@ -104,26 +157,71 @@ it('and nothing is sent by a later node with the same credential in that executi
 	sandbox().control.setBalances({ unifiedCreditsPence: 0 });
 	const workflow = chain([
 		{ name: 'Text them', parameters: smsToEach() },
-		{ name: 'Email them', parameters: { resource: 'email', operation: 'send', to: 'someone@example.com', subject: 'Hello', html: '<p>Hello</p>' } },
+		{
+			name: 'Email them',
+			parameters: {
+				resource: 'email',
+				operation: 'send',
+				to: 'someone@example.com',
+				subject: 'Hello',
+				html: '<p>Hello</p>',
+			},
+		},
 	]);
-	const result = await runWorkflow(workflow, { credentials: unifiedCredentials(sandbox()), input: recipients(3) });
+	const result = await runWorkflow(workflow, {
+		credentials: unifiedCredentials(sandbox()),
+		input: recipients(3),
+	});
 	expect(posts()).toHaveLength(1);
 	const emails = result.output('Email them');
 	expect(emails).toHaveLength(3);
 	expect(emails[0].json).toMatchObject({ apiCode: 'INSUFFICIENT_CREDITS' });
-	expect(emails[0].json.description).toMatch(/^Not sent: node "Text them" failed with INSUFFICIENT_CREDITS/);
+	expect(emails[0].json.description).toMatch(
+		/^Not sent: node "Text them" failed with INSUFFICIENT_CREDITS/,
+	);
 });
 
 it('a failure that stops one credential does not stop a node using another', async () => {
 	const workflow = chain([
-		{ name: 'Account SMS', type: ACCOUNT, parameters: { resource: 'sms', operation: 'send', phoneDocId: { __rl: true, mode: 'id', value: 'pdoc_sbx_main' }, to: '={{ $json.to }}', message: '={{ $json.text }}' } },
-		{ name: 'Unified SMS', parameters: { resource: 'sms', operation: 'send', to: TEST_NUMBERS.customer, message: 'Sent with the other credential' } },
+		{
+			name: 'Account SMS',
+			type: ACCOUNT,
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				phoneDocId: { __rl: true, mode: 'id', value: 'pdoc_sbx_main' },
+				to: '={{ $json.to }}',
+				message: '={{ $json.text }}',
+			},
+		},
+		{
+			name: 'Unified SMS',
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				to: TEST_NUMBERS.customer,
+				message: 'Sent with the other credential',
+			},
+		},
 	]);
-	const credentials = { ...accountCredentials(sandbox(), sandbox().credentials.account.revoked), ...unifiedCredentials(sandbox()) };
+	const credentials = {
+		...accountCredentials(sandbox(), sandbox().credentials.account.revoked),
+		...unifiedCredentials(sandbox()),
+	};
 	const result = await runWorkflow(workflow, { credentials, input: recipients(3) });
-	expect(result.output('Account SMS').every((item) => item.json.apiCode === 'invalid_api_key')).toBe(true);
-	expect(sandbox().requests().filter((r) => r.path === '/v1/sms')).toHaveLength(1);
-	expect(result.output('Unified SMS').map((item) => item.json.status)).toEqual(['sent', 'sent', 'sent']);
+	expect(
+		result.output('Account SMS').every((item) => item.json.apiCode === 'invalid_api_key'),
+	).toBe(true);
+	expect(
+		sandbox()
+			.requests()
+			.filter((r) => r.path === '/v1/sms'),
+	).toHaveLength(1);
+	expect(result.output('Unified SMS').map((item) => item.json.status)).toEqual([
+		'sent',
+		'sent',
+		'sent',
+	]);
 });
 
 it('one request goes alone; the rest go concurrently once it has succeeded', async () => {
@@ -142,10 +240,22 @@ it('one request goes alone; the rest go concurrently once it has succeeded', asy
 });
 
 describe('the Account node, through the same runner', () => {
-	const send = { resource: 'sms', operation: 'send', phoneDocId: { __rl: true, mode: 'id', value: 'pdoc_sbx_main' }, to: '={{ $json.to }}', message: '={{ $json.text }}' };
+	const send = {
+		resource: 'sms',
+		operation: 'send',
+		phoneDocId: { __rl: true, mode: 'id', value: 'pdoc_sbx_main' },
+		to: '={{ $json.to }}',
+		message: '={{ $json.text }}',
+	};
 	const accountRun = (key: string, continueOnFail: boolean) =>
-		runWorkflow(singleNodeWorkflow(ACCOUNT, send, { continueOnFail }), { credentials: accountCredentials(sandbox(), key), input: recipients(10) });
-	const smsPosts = () => sandbox().requests().filter((r) => r.path === '/v1/sms');
+		runWorkflow(singleNodeWorkflow(ACCOUNT, send, { continueOnFail }), {
+			credentials: accountCredentials(sandbox(), key),
+			input: recipients(10),
+		});
+	const smsPosts = () =>
+		sandbox()
+			.requests()
+			.filter((r) => r.path === '/v1/sms');
 
 	it.each([
 		['a revoked key', 'revoked', 'invalid_api_key'],
@@ -164,11 +274,16 @@ describe('the Account node, through the same runner', () => {
 describe('Spending Cap', () => {
 	it('refuses, before sending, the items that would take the spend above the cap', async () => {
 		const before = await credits();
-		const result = await run(smsToEach({ options: { spendingCapPence: 10 } }), { input: recipients(5), continueOnFail: true });
+		const result = await run(smsToEach({ options: { spendingCapPence: 10 } }), {
+			input: recipients(5),
+			continueOnFail: true,
+		});
 		const output = result.output('Node');
 		expect(output.slice(0, 3).every((item) => item.json.status === 'sent')).toBe(true);
 		for (const item of output.slice(3)) {
-			expect(item.json.error).toBe('Spending Cap: this SMS would cost 3p and take this execution\'s spend to 12p, above the cap of 10p. It was not sent.');
+			expect(item.json.error).toBe(
+				"Spending Cap: this SMS would cost 3p and take this execution's spend to 12p, above the cap of 10p. It was not sent.",
+			);
 			expect(item.json.description).toBe(
 				'Spent so far in this execution: 9p. This item is counted at 3p: one SMS at 3p; items already answered count at the cost the API reported. Raise Spending Cap (Pence) under Options, or send fewer items.',
 			);
@@ -178,57 +293,130 @@ describe('Spending Cap', () => {
 	});
 
 	it('without Continue On Fail the node stops at the first refused item and lists what was carried out', async () => {
-		const result = await run(smsToEach({ options: { spendingCapPence: 10 } }), { input: recipients(5) });
+		const result = await run(smsToEach({ options: { spendingCapPence: 10 } }), {
+			input: recipients(5),
+		});
 		expect(result.error?.message).toMatch(/^Spending Cap: this SMS would cost 3p/);
-		expect((result.error as unknown as { description: string }).description).toMatch(/these items \(numbered from 1\) were already carried out: 1, 2, 3\./);
+		expect((result.error as unknown as { description: string }).description).toMatch(
+			/these items \(numbered from 1\) were already carried out: 1, 2, 3\./,
+		);
 		expect(posts()).toHaveLength(3);
 	});
 
 	it('counts fractions of a penny exactly (emails at 0.15p)', async () => {
 		const input = items(5, (i) => ({ to: `person${i}@example.com` }));
-		const result = await run({ resource: 'email', operation: 'send', to: '={{ $json.to }}', subject: 'Hi', html: '<p>Hi</p>', options: { spendingCapPence: 0.45 } }, { input, continueOnFail: true });
-		expect(result.output('Node').map((item) => (item.json.error ? 'refused' : 'sent'))).toEqual(['sent', 'sent', 'sent', 'refused', 'refused']);
+		const result = await run(
+			{
+				resource: 'email',
+				operation: 'send',
+				to: '={{ $json.to }}',
+				subject: 'Hi',
+				html: '<p>Hi</p>',
+				options: { spendingCapPence: 0.45 },
+			},
+			{ input, continueOnFail: true },
+		);
+		expect(result.output('Node').map((item) => (item.json.error ? 'refused' : 'sent'))).toEqual([
+			'sent',
+			'sent',
+			'sent',
+			'refused',
+			'refused',
+		]);
 		expect(posts()).toHaveLength(3);
 	});
 
 	it('a voice call counts as 10 minutes (70p) before it is placed, then as what the API charged', async () => {
-		const call: INodeParameters = { resource: 'voice', operation: 'makeCall', to: '={{ $json.to }}', message: 'A short reminder.' };
-		const refused = await run({ ...call, options: { spendingCapPence: 50 } }, { input: recipients(1), continueOnFail: true });
-		expect(refused.output('Node')[0].json.error).toBe('Spending Cap: this voice call would cost 70p and take this execution\'s spend to 70p, above the cap of 50p. It was not sent.');
-		expect(refused.output('Node')[0].json.description).toMatch(/counted at 70p: a voice call costs 7p a minute and its length is not known before it ends, so it is counted as 10 minutes/);
+		const call: INodeParameters = {
+			resource: 'voice',
+			operation: 'makeCall',
+			to: '={{ $json.to }}',
+			message: 'A short reminder.',
+		};
+		const refused = await run(
+			{ ...call, options: { spendingCapPence: 50 } },
+			{ input: recipients(1), continueOnFail: true },
+		);
+		expect(refused.output('Node')[0].json.error).toBe(
+			"Spending Cap: this voice call would cost 70p and take this execution's spend to 70p, above the cap of 50p. It was not sent.",
+		);
+		expect(refused.output('Node')[0].json.description).toMatch(
+			/counted at 70p: a voice call costs 7p a minute and its length is not known before it ends, so it is counted as 10 minutes/,
+		);
 		expect(posts()).toHaveLength(0);
 		// Under a cap of 100p, three calls each charged 7p all go: each is counted at 70p only until its answer.
-		const placed = await run({ ...call, options: { spendingCapPence: 100 } }, { input: recipients(3), continueOnFail: true });
-		expect(placed.output('Node').map((item) => item.json.billing)).toEqual(Array(3).fill(expect.objectContaining({ cost: 7 })));
+		const placed = await run(
+			{ ...call, options: { spendingCapPence: 100 } },
+			{ input: recipients(3), continueOnFail: true },
+		);
+		expect(placed.output('Node').map((item) => item.json.billing)).toEqual(
+			Array(3).fill(expect.objectContaining({ cost: 7 })),
+		);
 		expect(posts()).toHaveLength(3);
 	});
 
 	it('is the spend of the whole execution, across nodes', async () => {
 		const workflow = chain([
 			{ name: 'First', parameters: smsToEach({ options: { spendingCapPence: 10 } }) },
-			{ name: 'Second', parameters: { resource: 'sms', operation: 'send', to: TEST_NUMBERS.customer, message: 'One more', options: { spendingCapPence: 10 } } },
+			{
+				name: 'Second',
+				parameters: {
+					resource: 'sms',
+					operation: 'send',
+					to: TEST_NUMBERS.customer,
+					message: 'One more',
+					options: { spendingCapPence: 10 },
+				},
+			},
 		]);
-		const result = await runWorkflow(workflow, { credentials: unifiedCredentials(sandbox()), input: recipients(3) });
+		const result = await runWorkflow(workflow, {
+			credentials: unifiedCredentials(sandbox()),
+			input: recipients(3),
+		});
 		expect(result.output('First').every((item) => item.json.status === 'sent')).toBe(true);
-		expect(result.output('Second').every((item) => /^Spending Cap: this SMS would cost 3p and take this execution's spend to 12p/.test(item.json.error as string))).toBe(true);
+		expect(
+			result
+				.output('Second')
+				.every((item) =>
+					/^Spending Cap: this SMS would cost 3p and take this execution's spend to 12p/.test(
+						item.json.error as string,
+					),
+				),
+		).toBe(true);
 		expect(posts()).toHaveLength(3);
 	});
 
 	it('a request whose outcome is unknown counts at its price (it may have been charged), and is not sent again', async () => {
 		sandbox().control.injectFailure({ status: 500, api: 'unified', service: 'sms', count: 1 });
 		const input = items(3, (i) => ({ to: TEST_NUMBERS.customer, text: `Message ${i + 1}` }));
-		const result = await run(smsToEach({ options: { spendingCapPence: 6 } }), { input, continueOnFail: true });
+		const result = await run(smsToEach({ options: { spendingCapPence: 6 } }), {
+			input,
+			continueOnFail: true,
+		});
 		const output = result.output('Node');
-		expect(output[0].json.error).toMatch(/unknown whether the sms request was carried out.*not sent again/);
+		expect(output[0].json.error).toMatch(
+			/unknown whether the sms request was carried out.*not sent again/,
+		);
 		expect(output[1].json.status).toBe('sent');
-		expect(output[2].json.error).toMatch(/^Spending Cap: this SMS would cost 3p and take this execution's spend to 9p, above the cap of 6p/);
+		expect(output[2].json.error).toMatch(
+			/^Spending Cap: this SMS would cost 3p and take this execution's spend to 9p, above the cap of 6p/,
+		);
 		expect(posts().map((r) => r.status)).toEqual([500, 200]);
 	});
 
 	it('a test key spends nothing, so nothing is refused, and each item says nothing was charged', async () => {
-		const result = await run(smsToEach({ options: { spendingCapPence: 1 } }), { input: recipients(5), key: sandbox().credentials.unified.test });
+		const result = await run(smsToEach({ options: { spendingCapPence: 1 } }), {
+			input: recipients(5),
+			key: sandbox().credentials.unified.test,
+		});
 		expect(result.error).toBeUndefined();
-		expect(result.output('Node').every((item) => (item.json.billing as { note: string }).note.startsWith('Test key: nothing was charged'))).toBe(true);
+		expect(
+			result
+				.output('Node')
+				.every((item) =>
+					(item.json.billing as { note: string }).note.startsWith('Test key: nothing was charged'),
+				),
+		).toBe(true);
 		expect(posts()).toHaveLength(5);
 	});
 });

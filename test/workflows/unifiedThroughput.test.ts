@@ -21,30 +21,58 @@ function scope(service: UnifiedService): string {
 
 afterEach(() => {
 	// Back to the documented limits for the next test.
-	for (const service of Object.keys(UNIFIED_LIMITS) as UnifiedService[]) setSharedLimit(scope(service), UNIFIED_LIMITS[service]);
+	for (const service of Object.keys(UNIFIED_LIMITS) as UnifiedService[])
+		setSharedLimit(scope(service), UNIFIED_LIMITS[service]);
 });
 
-const recipients = (n: number, prefix = 'Message') => items(n, (i) => ({ to: `+4477009004${String(i).padStart(2, '0')}`, text: `${prefix} ${i + 1} of ${n}` }));
+const recipients = (n: number, prefix = 'Message') =>
+	items(n, (i) => ({
+		to: `+4477009004${String(i).padStart(2, '0')}`,
+		text: `${prefix} ${i + 1} of ${n}`,
+	}));
 
 function send(parameters: INodeParameters, input: ReturnType<typeof items>) {
-	return runWorkflow(singleNodeWorkflow(UNIFIED, parameters), { credentials: unifiedCredentials(sandbox()), input });
+	return runWorkflow(singleNodeWorkflow(UNIFIED, parameters), {
+		credentials: unifiedCredentials(sandbox()),
+		input,
+	});
 }
 
-const smsToEach: INodeParameters = { resource: 'sms', operation: 'send', to: '={{ $json.to }}', message: '={{ $json.text }}' };
-const callEach: INodeParameters = { resource: 'voice', operation: 'makeCall', to: '={{ $json.to }}', message: '={{ $json.text }}' };
+const smsToEach: INodeParameters = {
+	resource: 'sms',
+	operation: 'send',
+	to: '={{ $json.to }}',
+	message: '={{ $json.text }}',
+};
+const callEach: INodeParameters = {
+	resource: 'voice',
+	operation: 'makeCall',
+	to: '={{ $json.to }}',
+	message: '={{ $json.text }}',
+};
 
 function log(service: string) {
 	return sandbox()
 		.requests()
-		.filter((entry) => entry.api === 'unified' && (entry.body as { service?: string }).service === service);
+		.filter(
+			(entry) =>
+				entry.api === 'unified' && (entry.body as { service?: string }).service === service,
+		);
 }
 
 /** Every item carried out exactly once, in the sandbox's log and in the output, in input order. */
-async function expectEachOnce(service: string, output: Awaited<ReturnType<typeof send>>, count: number, prefix = 'Message') {
+async function expectEachOnce(
+	service: string,
+	output: Awaited<ReturnType<typeof send>>,
+	count: number,
+	prefix = 'Message',
+) {
 	expect(output.error).toBeUndefined();
 	const items = output.output('Node');
 	expect(items).toHaveLength(count);
-	const accepted = log(service).filter((entry) => entry.status === 200).map((entry) => (entry.body as { data: { message: string } }).data.message);
+	const accepted = log(service)
+		.filter((entry) => entry.status === 200)
+		.map((entry) => (entry.body as { data: { message: string } }).data.message);
 	expect(accepted).toHaveLength(count);
 	expect(new Set(accepted).size).toBe(count);
 	const records = await sandbox().control.unifiedRecords();
@@ -61,7 +89,11 @@ async function expectEachOnce(service: string, output: Awaited<ReturnType<typeof
 it('a burst paced to a small SMS limit and concurrency cap: no 429, no failure, no duplicate, order kept', async () => {
 	const perWindow = 8;
 	const windowMs = 2000;
-	sandbox().control.updateSettings({ rateWindowSeconds: windowMs / 1000, latencyMs: 100, unifiedLimits: { sms: { perMinute: perWindow, concurrent: 3 } } });
+	sandbox().control.updateSettings({
+		rateWindowSeconds: windowMs / 1000,
+		latencyMs: 100,
+		unifiedLimits: { sms: { perMinute: perWindow, concurrent: 3 } },
+	});
 	setSharedLimit(scope('sms'), { perWindow, windowMs, concurrency: 3 });
 
 	const started = Date.now();
@@ -72,26 +104,37 @@ it('a burst paced to a small SMS limit and concurrency cap: no 429, no failure, 
 	expect(log('sms').filter((entry) => entry.status === 429)).toHaveLength(0);
 	// Never more than the limit in any window: 20 at 8 per 2 s cannot finish before the third window.
 	const times = log('sms').map((entry) => Date.parse(entry.time));
-	for (let i = perWindow; i < times.length; i++) expect(times[i] - times[i - perWindow]).toBeGreaterThanOrEqual(windowMs);
+	for (let i = perWindow; i < times.length; i++)
+		expect(times[i] - times[i - perWindow]).toBeGreaterThanOrEqual(windowMs);
 	expect(elapsed).toBeGreaterThanOrEqual(2 * windowMs);
 }, 30_000);
 
 it('a server stricter than the documented limits: its 429s (rate and concurrency) are waited out, with no failure and no duplicate', async () => {
-	sandbox().control.updateSettings({ rateWindowSeconds: 1, latencyMs: 50, unifiedLimits: { sms: { perMinute: 5, concurrent: 2 } } });
+	sandbox().control.updateSettings({
+		rateWindowSeconds: 1,
+		latencyMs: 50,
+		unifiedLimits: { sms: { perMinute: 5, concurrent: 2 } },
+	});
 	const result = await send(smsToEach, recipients(12));
 	await expectEachOnce('sms', result, 12);
 	expect(log('sms').some((entry) => entry.status === 429)).toBe(true);
 }, 60_000);
 
 it('each service has its own pace: a slow voice limit does not hold SMS back', async () => {
-	sandbox().control.updateSettings({ rateWindowSeconds: 2, unifiedLimits: { voice: { perMinute: 2, concurrent: 1 } } });
+	sandbox().control.updateSettings({
+		rateWindowSeconds: 2,
+		unifiedLimits: { voice: { perMinute: 2, concurrent: 1 } },
+	});
 	setSharedLimit(scope('voice'), { perWindow: 2, windowMs: 2000, concurrency: 1 });
 	const timed = async (run: Promise<Awaited<ReturnType<typeof send>>>) => {
 		const started = Date.now();
 		const result = await run;
 		return { result, ms: Date.now() - started };
 	};
-	const [calls, texts] = await Promise.all([timed(send(callEach, recipients(4, 'Call'))), timed(send(smsToEach, recipients(10)))]);
+	const [calls, texts] = await Promise.all([
+		timed(send(callEach, recipients(4, 'Call'))),
+		timed(send(smsToEach, recipients(10))),
+	]);
 	await expectEachOnce('voice', calls.result, 4, 'Call');
 	await expectEachOnce('sms', texts.result, 10);
 	expect(log('voice').filter((entry) => entry.status === 429)).toHaveLength(0);
@@ -103,7 +146,16 @@ it('the node lets as many requests of a service be in flight as its cap allows (
 	sandbox().control.updateSettings({ latencyMs: 300 });
 	const input = items(40, (i) => ({ to: `person${i}@example.com` }));
 	const started = Date.now();
-	const result = await send({ resource: 'email', operation: 'send', to: '={{ $json.to }}', subject: 'Hi', html: '<p>Hi</p>' }, input);
+	const result = await send(
+		{
+			resource: 'email',
+			operation: 'send',
+			to: '={{ $json.to }}',
+			subject: 'Hi',
+			html: '<p>Hi</p>',
+		},
+		input,
+	);
 	const elapsed = Date.now() - started;
 	expect(result.error).toBeUndefined();
 	expect(result.output('Node')).toHaveLength(40);

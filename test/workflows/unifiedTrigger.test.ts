@@ -7,10 +7,21 @@
  * the workflow over HTTP.
  */
 import { createHmac } from 'node:crypto';
-import type { ICredentialDataDecryptedObject, IExecuteFunctions, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CREDENTIAL_REFS, WebhookHarness, type WebhookHarnessOptions, type WorkflowJson } from '../../harness';
+import {
+	CREDENTIAL_REFS,
+	WebhookHarness,
+	type WebhookHarnessOptions,
+	type WorkflowJson,
+} from '../../harness';
 import { recentEvents } from '../../nodes/CommsUnifiedTrigger/replay';
 import { TEST_EMAILS, TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';
 import { unifiedApi } from '../sandbox/helpers';
@@ -19,7 +30,14 @@ import { useSandbox } from '../support/sandbox';
 
 const TRIGGER = 'Comms Unified Trigger';
 const TYPE = 'n8n-nodes-comms-api.commsUnifiedTrigger';
-const ALL_EVENTS = ['call.completed', 'call.failed', 'sms.delivered', 'sms.failed', 'email.delivered', 'email.bounced'];
+const ALL_EVENTS = [
+	'call.completed',
+	'call.failed',
+	'sms.delivered',
+	'sms.failed',
+	'email.delivered',
+	'email.bounced',
+];
 
 /** A node after the trigger that keeps what reached it, and can hold the run until released. */
 const reached: INodeExecutionData[][] = [];
@@ -50,24 +68,54 @@ function workflow(parameters: INodeParameters = {}): WorkflowJson {
 	return {
 		name: 'Unified events',
 		nodes: [
-			{ id: 'trigger-1', name: TRIGGER, type: TYPE, typeVersion: 1, position: [0, 0], webhookId: 'd6f1c2a4-unified', parameters, credentials: { commsUnifiedApi: CREDENTIAL_REFS.commsUnifiedApi } },
-			{ id: 'downstream-1', name: 'Downstream', type: 'test.downstream', typeVersion: 1, position: [220, 0], parameters: {} },
+			{
+				id: 'trigger-1',
+				name: TRIGGER,
+				type: TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId: 'd6f1c2a4-unified',
+				parameters,
+				credentials: { commsUnifiedApi: CREDENTIAL_REFS.commsUnifiedApi },
+			},
+			{
+				id: 'downstream-1',
+				name: 'Downstream',
+				type: 'test.downstream',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
+			},
 		],
 		connections: { [TRIGGER]: { main: [[{ node: 'Downstream', type: 'main', index: 0 }]] } },
 	};
 }
 
 /** The credential as n8n decrypts it; `null` leaves the Webhook Secret out altogether. */
-const credentials = (webhookSecret: string | null = WEBHOOK_SECRET): Record<string, ICredentialDataDecryptedObject> => ({
-	commsUnifiedApi: { apiKey: UNIFIED_KEYS.live, endpointUrl: 'http://127.0.0.1:4010/unified', ...(webhookSecret === null ? {} : { webhookSecret }) },
+const credentials = (
+	webhookSecret: string | null = WEBHOOK_SECRET,
+): Record<string, ICredentialDataDecryptedObject> => ({
+	commsUnifiedApi: {
+		apiKey: UNIFIED_KEYS.live,
+		endpointUrl: 'http://127.0.0.1:4010/unified',
+		...(webhookSecret === null ? {} : { webhookSecret }),
+	},
 });
 
 /** Every harness of the current test, so its executions are finished before the next test. */
 const harnesses: WebhookHarness[] = [];
 let workflowCount = 0;
-function harness(parameters: INodeParameters = {}, options: WebhookHarnessOptions = {}): WebhookHarness {
+function harness(
+	parameters: INodeParameters = {},
+	options: WebhookHarnessOptions = {},
+): WebhookHarness {
 	workflowCount += 1;
-	const created = new WebhookHarness(workflow(parameters), { credentials: credentials(), nodeTypes, workflowId: `wf-${workflowCount}`, ...options });
+	const created = new WebhookHarness(workflow(parameters), {
+		credentials: credentials(),
+		nodeTypes,
+		workflowId: `wf-${workflowCount}`,
+		...options,
+	});
 	harnesses.push(created);
 	return created;
 }
@@ -75,7 +123,8 @@ afterEach(async () => {
 	await Promise.all(harnesses.splice(0).map((h) => h.executions()));
 });
 
-const sign = (body: string | Buffer, secret = WEBHOOK_SECRET) => createHmac('sha256', secret).update(body).digest('hex');
+const sign = (body: string | Buffer, secret = WEBHOOK_SECRET) =>
+	createHmac('sha256', secret).update(body).digest('hex');
 
 /** A payload of each event as the sandbox sends it (docs/sandbox.md, Webhooks). */
 function payload(event: string, timestamp = new Date().toISOString()) {
@@ -84,16 +133,42 @@ function payload(event: string, timestamp = new Date().toISOString()) {
 	const reason = ['failed', 'bounced'].includes(outcome) ? { reason: 'Could not deliver.' } : {};
 	const data =
 		kind === 'call'
-			? { call_id: `ucall_${outcome}`, to: '+447700900123', from: '+441632960100', status: outcome, duration: outcome === 'completed' ? 60 : 0, ...common, ...reason }
+			? {
+					call_id: `ucall_${outcome}`,
+					to: '+447700900123',
+					from: '+441632960100',
+					status: outcome,
+					duration: outcome === 'completed' ? 60 : 0,
+					...common,
+					...reason,
+				}
 			: kind === 'sms'
-				? { message_id: `usms_${outcome}`, to: '+447700900123', from: '+447700900010', segments: 1, status: outcome, ...common, ...reason }
-				: { message_id: `uemail_${outcome}`, to: 'someone@example.com', subject: 'Hello', status: outcome, ...common, ...reason };
+				? {
+						message_id: `usms_${outcome}`,
+						to: '+447700900123',
+						from: '+447700900010',
+						segments: 1,
+						status: outcome,
+						...common,
+						...reason,
+					}
+				: {
+						message_id: `uemail_${outcome}`,
+						to: 'someone@example.com',
+						subject: 'Hello',
+						status: outcome,
+						...common,
+						...reason,
+					};
 	return { event, timestamp, data };
 }
 
 /** A signed delivery of `body`, as the sandbox makes it. */
 function signed(body: string | Buffer, headers: Record<string, string> = {}) {
-	return { headers: { 'content-type': 'application/json', 'x-signature': sign(body), ...headers }, body };
+	return {
+		headers: { 'content-type': 'application/json', 'x-signature': sign(body), ...headers },
+		body,
+	};
 }
 
 let logs: string[];
@@ -108,16 +183,23 @@ beforeEach(() => {
 });
 
 describe('signed events start the workflow', () => {
-	it.each(ALL_EVENTS)('%s: one item with its fields and the event name, answered 200 at once', async (event) => {
-		const h = harness();
-		const sent = payload(event);
-		const call = await h.deliver(signed(JSON.stringify(sent)));
-		expect(call.reply).toMatchObject({ status: 200, json: { message: 'Workflow was started' } });
-		const run = await call.execution!;
-		expect(run.error).toBeUndefined();
-		expect(run.output(TRIGGER).map((item) => item.json)).toEqual([{ event, timestamp: sent.timestamp, ...sent.data }]);
-		expect(reached.map((items) => items.map((item) => item.json))).toEqual([[{ event, timestamp: sent.timestamp, ...sent.data }]]);
-	});
+	it.each(ALL_EVENTS)(
+		'%s: one item with its fields and the event name, answered 200 at once',
+		async (event) => {
+			const h = harness();
+			const sent = payload(event);
+			const call = await h.deliver(signed(JSON.stringify(sent)));
+			expect(call.reply).toMatchObject({ status: 200, json: { message: 'Workflow was started' } });
+			const run = await call.execution!;
+			expect(run.error).toBeUndefined();
+			expect(run.output(TRIGGER).map((item) => item.json)).toEqual([
+				{ event, timestamp: sent.timestamp, ...sent.data },
+			]);
+			expect(reached.map((items) => items.map((item) => item.json))).toEqual([
+				[{ event, timestamp: sent.timestamp, ...sent.data }],
+			]);
+		},
+	);
 
 	it('answers before the workflow has finished, so the sender does not time out and send again', async () => {
 		let release!: () => void;
@@ -139,14 +221,24 @@ describe('signed events start the workflow', () => {
 		const body = JSON.stringify(payload('sms.delivered'));
 		const call = await h.deliver(signed(body, { 'X-Webhook-Id': 'whd_000042' }));
 		const [item] = (await call.execution!).output(TRIGGER);
-		expect(item.json.headers).toMatchObject({ 'content-type': 'application/json', 'x-webhook-id': 'whd_000042', 'x-signature': sign(body) });
+		expect(item.json.headers).toMatchObject({
+			'content-type': 'application/json',
+			'x-webhook-id': 'whd_000042',
+			'x-signature': sign(body),
+		});
 		expect(item.json.message_id).toBe('usms_delivered');
 	});
 
 	it('takes the signature from the Signature Header option, with a sha256= prefix', async () => {
 		const h = harness({ options: { signatureHeader: 'X-Hub-Signature-256' } });
 		const body = JSON.stringify(payload('email.bounced'));
-		const call = await h.deliver({ headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${sign(body)}` }, body });
+		const call = await h.deliver({
+			headers: {
+				'content-type': 'application/json',
+				'x-hub-signature-256': `sha256=${sign(body)}`,
+			},
+			body,
+		});
 		expect(call.reply.status).toBe(200);
 		expect((await call.execution!).output(TRIGGER)[0].json.event).toBe('email.bounced');
 		// …and no longer from x-signature.
@@ -158,15 +250,27 @@ describe('signed events start the workflow', () => {
 		const h = harness();
 		const body = `\uFEFF{ "event" : "call.failed",\n "timestamp": "2026-01-01T10:00:00.000Z", "data": {"call_id": "ucall_x"} }`;
 		const call = await h.deliver(signed(Buffer.from(body, 'utf8')));
-		expect((await call.execution!).output(TRIGGER)[0].json).toEqual({ event: 'call.failed', timestamp: '2026-01-01T10:00:00.000Z', call_id: 'ucall_x' });
+		expect((await call.execution!).output(TRIGGER)[0].json).toEqual({
+			event: 'call.failed',
+			timestamp: '2026-01-01T10:00:00.000Z',
+			call_id: 'ucall_x',
+		});
 	});
 
 	it('masks a full API key, ours or another, should a sender put one in an event', async () => {
 		const h = harness();
 		const sent = payload('call.completed');
 		sent.data.api_key = UNIFIED_KEYS.live;
-		const other = { ...sent, data: { ...sent.data, call_id: 'ucall_other', api_key: 'key_test_someone_elses_9f8e7d' } };
-		const runs = await Promise.all([await h.deliver(signed(JSON.stringify(sent))), await h.deliver(signed(JSON.stringify(other)))].map((call) => call.execution!));
+		const other = {
+			...sent,
+			data: { ...sent.data, call_id: 'ucall_other', api_key: 'key_test_someone_elses_9f8e7d' },
+		};
+		const runs = await Promise.all(
+			[
+				await h.deliver(signed(JSON.stringify(sent))),
+				await h.deliver(signed(JSON.stringify(other))),
+			].map((call) => call.execution!),
+		);
 		const items = runs.map((run) => run.output(TRIGGER)[0]);
 		expect(JSON.stringify(items)).not.toContain(UNIFIED_KEYS.live);
 		expect(items.map((item) => item.json.api_key)).toEqual(['****', 'key_test_****']);
@@ -199,19 +303,88 @@ describe('refusals: 401, no execution, nothing of the secret or the expected sig
 
 	const cases: Array<[string, { headers: Record<string, string>; body: string | Buffer }]> = [
 		['no signature header', { headers: { 'content-type': 'application/json' }, body }],
-		['an empty signature', { headers: { 'content-type': 'application/json', 'x-signature': '' }, body }],
-		['a malformed signature', { headers: { 'content-type': 'application/json', 'x-signature': 'not-a-signature' }, body }],
-		['a signature that is not hex', { headers: { 'content-type': 'application/json', 'x-signature': 'g'.repeat(64) }, body }],
-		['a truncated signature', { headers: { 'content-type': 'application/json', 'x-signature': expected.slice(0, 63) }, body }],
-		['a signature made with another secret', { headers: { 'content-type': 'application/json', 'x-signature': sign(body, 'whsec_guess') }, body }],
-		['the signature in another header', { headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${expected}` }, body }],
-		['a body changed by one byte (first)', { headers: { 'content-type': 'application/json', 'x-signature': expected }, body: flipped(2) }],
-		['a body changed by one byte (in the data)', { headers: { 'content-type': 'application/json', 'x-signature': expected }, body: flipped(body.indexOf('ucall')) }],
-		['a body with one byte more', { headers: { 'content-type': 'application/json', 'x-signature': expected }, body: `${body} ` }],
-		['the same JSON serialised again with spacing', { headers: { 'content-type': 'application/json', 'x-signature': expected }, body: reserialised }],
-		['the same JSON with its keys reordered', { headers: { 'content-type': 'application/json', 'x-signature': expected }, body: reordered }],
-		['a signed body with a different event inside', { headers: { 'content-type': 'application/json', 'x-signature': expected }, body: body.replace('call.completed', 'call.failed   ') }],
-		['multipart form data (no raw body)', { headers: { 'content-type': 'multipart/form-data; boundary=x', 'x-signature': expected }, body }],
+		[
+			'an empty signature',
+			{ headers: { 'content-type': 'application/json', 'x-signature': '' }, body },
+		],
+		[
+			'a malformed signature',
+			{ headers: { 'content-type': 'application/json', 'x-signature': 'not-a-signature' }, body },
+		],
+		[
+			'a signature that is not hex',
+			{ headers: { 'content-type': 'application/json', 'x-signature': 'g'.repeat(64) }, body },
+		],
+		[
+			'a truncated signature',
+			{
+				headers: { 'content-type': 'application/json', 'x-signature': expected.slice(0, 63) },
+				body,
+			},
+		],
+		[
+			'a signature made with another secret',
+			{
+				headers: { 'content-type': 'application/json', 'x-signature': sign(body, 'whsec_guess') },
+				body,
+			},
+		],
+		[
+			'the signature in another header',
+			{
+				headers: {
+					'content-type': 'application/json',
+					'x-hub-signature-256': `sha256=${expected}`,
+				},
+				body,
+			},
+		],
+		[
+			'a body changed by one byte (first)',
+			{
+				headers: { 'content-type': 'application/json', 'x-signature': expected },
+				body: flipped(2),
+			},
+		],
+		[
+			'a body changed by one byte (in the data)',
+			{
+				headers: { 'content-type': 'application/json', 'x-signature': expected },
+				body: flipped(body.indexOf('ucall')),
+			},
+		],
+		[
+			'a body with one byte more',
+			{
+				headers: { 'content-type': 'application/json', 'x-signature': expected },
+				body: `${body} `,
+			},
+		],
+		[
+			'the same JSON serialised again with spacing',
+			{
+				headers: { 'content-type': 'application/json', 'x-signature': expected },
+				body: reserialised,
+			},
+		],
+		[
+			'the same JSON with its keys reordered',
+			{ headers: { 'content-type': 'application/json', 'x-signature': expected }, body: reordered },
+		],
+		[
+			'a signed body with a different event inside',
+			{
+				headers: { 'content-type': 'application/json', 'x-signature': expected },
+				body: body.replace('call.completed', 'call.failed   '),
+			},
+		],
+		[
+			'multipart form data (no raw body)',
+			{
+				headers: { 'content-type': 'multipart/form-data; boundary=x', 'x-signature': expected },
+				body,
+			},
+		],
 	];
 
 	it.each(cases)('%s', async (_label, request) => {
@@ -231,7 +404,10 @@ describe('refusals: 401, no execution, nothing of the secret or the expected sig
 	it('a signed body that is not a JSON event is refused with 400 and starts nothing', async () => {
 		const h = harness();
 		for (const text of ['not json', '[1,2]', '{"data":{}}', '"call.completed"']) {
-			const call = await h.deliver({ headers: { 'content-type': 'text/plain', 'x-signature': sign(text) }, body: text });
+			const call = await h.deliver({
+				headers: { 'content-type': 'text/plain', 'x-signature': sign(text) },
+				body: text,
+			});
 			expect(call.reply.status).toBe(400);
 			expect(call.execution).toBeUndefined();
 		}
@@ -248,8 +424,12 @@ describe('without a Webhook Secret', () => {
 				(e: unknown) => e,
 			);
 			expect(error).toBeInstanceOf(NodeOperationError);
-			expect((error as NodeOperationError).message).toBe('The Comms Unified API credential has no Webhook Secret');
-			expect((error as NodeOperationError).description).toContain('paste the webhook signing secret');
+			expect((error as NodeOperationError).message).toBe(
+				'The Comms Unified API credential has no Webhook Secret',
+			);
+			expect((error as NodeOperationError).description).toContain(
+				'paste the webhook signing secret',
+			);
 		}
 	});
 
@@ -272,8 +452,14 @@ describe('activation (the API registers nothing)', () => {
 
 	it.each([
 		[{ events: [] }, 'Select at least one event in Events'],
-		[{ options: { signatureHeader: 'x signature' } }, 'Signature Header "x signature" is not an HTTP header name'],
-		[{ options: { replayWindowSeconds: -5 } }, 'Replay Window (Seconds) "-5" must be a whole number from 0 (off) to 604800'],
+		[
+			{ options: { signatureHeader: 'x signature' } },
+			'Signature Header "x signature" is not an HTTP header name',
+		],
+		[
+			{ options: { replayWindowSeconds: -5 } },
+			'Replay Window (Seconds) "-5" must be a whole number from 0 (off) to 604800',
+		],
 	])('refuses parameters it could not honour (%p)', async (parameters, message) => {
 		await expect(harness(parameters).activate()).rejects.toThrow(message);
 	});
@@ -282,11 +468,16 @@ describe('activation (the API registers nothing)', () => {
 describe('replay window', () => {
 	const WINDOW = 300;
 	const withWindow = () => harness({ options: { replayWindowSeconds: WINDOW } });
-	const staticEvents = (h: WebhookHarness) => (h.storedStaticData[`node:${TRIGGER}`] as { recentEvents?: Record<string, number> } | undefined)?.recentEvents ?? {};
+	const staticEvents = (h: WebhookHarness) =>
+		(h.storedStaticData[`node:${TRIGGER}`] as { recentEvents?: Record<string, number> } | undefined)
+			?.recentEvents ?? {};
 
 	it.each([
 		['older than the window', () => new Date(Date.now() - (WINDOW + 5) * 1000).toISOString()],
-		['further ahead than the window', () => new Date(Date.now() + (WINDOW + 5) * 1000).toISOString()],
+		[
+			'further ahead than the window',
+			() => new Date(Date.now() + (WINDOW + 5) * 1000).toISOString(),
+		],
 		['missing', () => undefined],
 		['without an offset', () => new Date().toISOString().replace('Z', '')],
 	])('refuses an event whose timestamp is %s: 401, nothing starts', async (_label, timestamp) => {
@@ -294,15 +485,21 @@ describe('replay window', () => {
 		const body = JSON.stringify({ ...payload('call.completed'), timestamp: timestamp() });
 		const call = await h.deliver(signed(body));
 		expect(call.reply.status).toBe(401);
-		expect(call.reply.json).toEqual({ message: "Unauthorized: the event's timestamp is missing or outside the accepted window" });
+		expect(call.reply.json).toEqual({
+			message: "Unauthorized: the event's timestamp is missing or outside the accepted window",
+		});
 		expect(call.execution).toBeUndefined();
 		expect([call.reply.text, ...logs].join('\n')).not.toContain(sign(body));
 	});
 
 	it('takes an event inside the window; without a window, an old event is taken too', async () => {
-		const old = JSON.stringify(payload('call.completed', new Date(Date.now() - 86_400_000).toISOString()));
+		const old = JSON.stringify(
+			payload('call.completed', new Date(Date.now() - 86_400_000).toISOString()),
+		);
 		expect((await harness().deliver(signed(old))).execution).toBeDefined();
-		expect((await withWindow().deliver(signed(JSON.stringify(payload('call.completed'))))).execution).toBeDefined();
+		expect(
+			(await withWindow().deliver(signed(JSON.stringify(payload('call.completed'))))).execution,
+		).toBeDefined();
 	});
 
 	it('acknowledges a repeat delivery with 200 and starts nothing, also when the repeat is serialised differently', async () => {
@@ -350,7 +547,10 @@ describe('replay window', () => {
 	it('keeps test and production apart, and workflows apart', async () => {
 		const body = JSON.stringify(payload('call.completed'));
 		const production = withWindow();
-		const test = harness({ options: { replayWindowSeconds: WINDOW } }, { workflowId: 'wf-same', mode: 'manual' });
+		const test = harness(
+			{ options: { replayWindowSeconds: WINDOW } },
+			{ workflowId: 'wf-same', mode: 'manual' },
+		);
 		const live = harness({ options: { replayWindowSeconds: WINDOW } }, { workflowId: 'wf-same' });
 		expect((await production.deliver(signed(body))).execution).toBeDefined();
 		expect((await test.deliver(signed(body))).execution).toBeDefined();
@@ -373,26 +573,48 @@ describe("the sandbox's own signed events, over HTTP", () => {
 	});
 
 	it("a voice call whose webhook_url is the trigger's Production URL: its call.completed reaches the workflow", async () => {
-		const made = await unifiedApi(sandbox(), UNIFIED_KEYS.live)('voice', 'make_call', { to: TEST_NUMBERS.customer, message: 'Your order is ready.', webhook_url: server.productionUrl });
+		const made = await unifiedApi(sandbox(), UNIFIED_KEYS.live)('voice', 'make_call', {
+			to: TEST_NUMBERS.customer,
+			message: 'Your order is ready.',
+			webhook_url: server.productionUrl,
+		});
 		expect(made.status).toBe(200);
 		const callId = made.body.result.call_id as string;
 		await sandbox().control.advanceClock(600);
 		const [delivery] = sandbox().control.deliveries();
-		expect(delivery).toMatchObject({ event: 'call.completed', url: server.productionUrl, responseStatus: 200 });
+		expect(delivery).toMatchObject({
+			event: 'call.completed',
+			url: server.productionUrl,
+			responseStatus: 200,
+		});
 		const runs = await h.executions();
 		expect(runs).toHaveLength(1);
-		expect(runs[0].output(TRIGGER)[0].json).toMatchObject({ event: 'call.completed', call_id: callId, status: 'completed', to: TEST_NUMBERS.customer, duration: 60 });
+		expect(runs[0].output(TRIGGER)[0].json).toMatchObject({
+			event: 'call.completed',
+			call_id: callId,
+			status: 'completed',
+			to: TEST_NUMBERS.customer,
+			duration: 60,
+		});
 		expect(reached[0][0].json.call_id).toBe(callId);
 
 		// The same delivery again (a retrying sender): 200, nothing new.
 		const { request } = await import('undici');
-		const repeat = await request(server.productionUrl, { method: 'POST', headers: delivery.headers, body: delivery.body });
+		const repeat = await request(server.productionUrl, {
+			method: 'POST',
+			headers: delivery.headers,
+			body: delivery.body,
+		});
 		expect(repeat.statusCode).toBe(200);
 		await repeat.body.dump();
 		expect(await h.executions()).toHaveLength(1);
 
 		// A forged one (the body changed, the signature kept): 401.
-		const forged = await request(server.productionUrl, { method: 'POST', headers: delivery.headers, body: delivery.body.replace('"duration":60', '"duration":6') });
+		const forged = await request(server.productionUrl, {
+			method: 'POST',
+			headers: delivery.headers,
+			body: delivery.body.replace('"duration":60', '"duration":6'),
+		});
 		expect(forged.statusCode).toBe(401);
 		await forged.body.dump();
 		expect(await h.executions()).toHaveLength(1);
@@ -401,8 +623,16 @@ describe("the sandbox's own signed events, over HTTP", () => {
 	it('all six events from the sandbox (calls, SMS and email through eventsWebhookUrl) reach the workflow', async () => {
 		sandbox().control.setEventsWebhookUrl(server.productionUrl);
 		const send = unifiedApi(sandbox(), UNIFIED_KEYS.test);
-		await send('voice', 'make_call', { to: TEST_NUMBERS.customer, message: 'Hi', webhook_url: server.productionUrl });
-		await send('voice', 'make_call', { to: TEST_NUMBERS.deliveryFails, message: 'Hi', webhook_url: server.productionUrl });
+		await send('voice', 'make_call', {
+			to: TEST_NUMBERS.customer,
+			message: 'Hi',
+			webhook_url: server.productionUrl,
+		});
+		await send('voice', 'make_call', {
+			to: TEST_NUMBERS.deliveryFails,
+			message: 'Hi',
+			webhook_url: server.productionUrl,
+		});
 		await send('sms', 'send', { to: TEST_NUMBERS.customer, message: 'Hi' });
 		await send('sms', 'send', { to: TEST_NUMBERS.deliveryFails, message: 'Hi' });
 		await send('email', 'send', { to: TEST_EMAILS.delivers, subject: 'Hi', html: '<p>Hi</p>' });
@@ -418,7 +648,11 @@ describe("the sandbox's own signed events, over HTTP", () => {
 		const wrong = harness({}, { credentials: credentials('whsec_not_the_sandbox_one') });
 		const wrongServer = await wrong.listen();
 		try {
-			await unifiedApi(sandbox(), UNIFIED_KEYS.test)('voice', 'make_call', { to: TEST_NUMBERS.customer, message: 'Hi', webhook_url: wrongServer.productionUrl });
+			await unifiedApi(sandbox(), UNIFIED_KEYS.test)('voice', 'make_call', {
+				to: TEST_NUMBERS.customer,
+				message: 'Hi',
+				webhook_url: wrongServer.productionUrl,
+			});
 			await sandbox().control.advanceClock(600);
 			expect(sandbox().control.deliveries()[0].responseStatus).toBe(401);
 			expect(await wrong.executions()).toEqual([]);

@@ -4,22 +4,45 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Operation } from '../../../shared/items';
 import { createdCallLookup } from '../../../shared/lookups';
 import { accountApiRequest } from '../../../shared/transport';
-import { defaultCountryOption, forOperation, phoneDocIdLocator, toParameter } from '../../../shared/descriptions';
-import { optionalString, phoneDocId, phoneNumber, requiredString, withoutSuccess } from '../../../shared/params';
+import {
+	defaultCountryOption,
+	forOperation,
+	phoneDocIdLocator,
+	toParameter,
+} from '../../../shared/descriptions';
+import {
+	optionalString,
+	phoneDocId,
+	phoneNumber,
+	requiredString,
+	withoutSuccess,
+} from '../../../shared/params';
 
 const manual = { mode: ['manual'] };
 const ai = { mode: ['ai'] };
 
 export const callCreateDescription: INodeProperties[] = forOperation('call', 'create', [
-	{ ...phoneDocIdLocator, description: 'The account number to call from; its voice number is the caller ID' },
-	toParameter('The customer\'s phone number.'),
+	{
+		...phoneDocIdLocator,
+		description: 'The account number to call from; its voice number is the caller ID',
+	},
+	toParameter("The customer's phone number."),
 	{
 		displayName: 'Mode',
 		name: 'mode',
 		type: 'options',
 		options: [
-			{ name: 'Manual', value: 'manual', description: 'Ring the agent first, then dial the customer and bridge them on a recorded call' },
-			{ name: 'AI', value: 'ai', description: 'An AI agent dials the customer and holds the conversation' },
+			{
+				name: 'Manual',
+				value: 'manual',
+				description:
+					'Ring the agent first, then dial the customer and bridge them on a recorded call',
+			},
+			{
+				name: 'AI',
+				value: 'ai',
+				description: 'An AI agent dials the customer and holds the conversation',
+			},
 		],
 		default: 'manual',
 	},
@@ -30,7 +53,8 @@ export const callCreateDescription: INodeProperties[] = forOperation('call', 'cr
 		default: '',
 		placeholder: 'e.g. +44 7700 900456',
 		displayOptions: { show: manual },
-		description: 'The agent\'s own phone, rung first for 25 seconds. Leave empty to use the API key\'s default agent phone.',
+		description:
+			"The agent's own phone, rung first for 25 seconds. Leave empty to use the API key's default agent phone.",
 	},
 	{
 		displayName: 'Customer Name',
@@ -69,13 +93,23 @@ export const callCreateDescription: INodeProperties[] = forOperation('call', 'cr
 		displayOptions: { show: ai },
 		description: 'Extra steering for the AI on this call',
 	},
-	{ displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: [defaultCountryOption] },
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [defaultCountryOption],
+	},
 ]);
 
 export const callCreate: Operation<IDataObject> = {
 	prepare(i) {
 		const mode = this.getNodeParameter('mode', i, 'manual') as string;
-		if (mode !== 'manual' && mode !== 'ai') throw new NodeOperationError(this.getNode(), `Mode "${mode}" must be "manual" or "ai"`, { itemIndex: i });
+		if (mode !== 'manual' && mode !== 'ai')
+			throw new NodeOperationError(this.getNode(), `Mode "${mode}" must be "manual" or "ai"`, {
+				itemIndex: i,
+			});
 		const body: IDataObject = {
 			phoneDocId: phoneDocId(this, i),
 			to: phoneNumber(this, i, requiredString(this, i, 'to', 'To'), 'To'),
@@ -89,12 +123,22 @@ export const callCreate: Operation<IDataObject> = {
 		const customerName = optionalString(this, i, 'customerName', 'Customer Name');
 		if (customerName) body.customerName = customerName;
 		body.callPurpose = this.getNodeParameter('callPurpose', i, 'general') as string;
-		if (body.callPurpose === 'custom') body.customCallReason = requiredString(this, i, 'customCallReason', 'Custom Call Reason');
+		if (body.callPurpose === 'custom')
+			body.customCallReason = requiredString(this, i, 'customCallReason', 'Custom Call Reason');
 		const aiInstructions = optionalString(this, i, 'aiInstructions', 'AI Instructions');
 		if (aiInstructions) body.aiInstructions = aiInstructions;
 		return body;
 	},
 	async run(body, i) {
-		return withoutSuccess(await accountApiRequest(this, { method: 'POST', path: '/v1/calls', body, itemIndex: i, action: 'the call was placed', reconcile: createdCallLookup(body) }));
+		return withoutSuccess(
+			await accountApiRequest(this, {
+				method: 'POST',
+				path: '/v1/calls',
+				body,
+				itemIndex: i,
+				action: 'the call was placed',
+				reconcile: createdCallLookup(body),
+			}),
+		);
 	},
 };

@@ -16,7 +16,7 @@ export const callGetDescription: INodeProperties[] = forOperation('call', 'get',
 		type: 'string',
 		default: '',
 		required: true,
-		description: 'The call\'s ID; for AI calls, the callSid returned when the call was created',
+		description: "The call's ID; for AI calls, the callSid returned when the call was created",
 	},
 	simplifyParameter,
 ]);
@@ -29,14 +29,28 @@ export interface CallQuery {
 export const callGet: Operation<CallQuery> = {
 	prepare(i) {
 		return {
-			qs: { mode: this.getNodeParameter('mode', i, 'manual'), phoneDocId: phoneDocId(this, i), callId: requiredString(this, i, 'callId', 'Call ID') },
+			qs: {
+				mode: this.getNodeParameter('mode', i, 'manual'),
+				phoneDocId: phoneDocId(this, i),
+				callId: requiredString(this, i, 'callId', 'Call ID'),
+			},
 			simplify: this.getNodeParameter('simplify', i, false) as boolean,
 		};
 	},
 	async run({ qs, simplify }, i) {
-		const body = await accountApiRequest(this, { method: 'GET', path: '/v1/calls', qs, itemIndex: i });
+		const body = await accountApiRequest(this, {
+			method: 'GET',
+			path: '/v1/calls',
+			qs,
+			itemIndex: i,
+		});
 		const [call] = Array.isArray(body.calls) ? (body.calls as IDataObject[]) : [];
-		if (!call) throw new NodeOperationError(this.getNode(), `No call with ID "${String(qs.callId)}" was found on this number`, { itemIndex: i });
+		if (!call)
+			throw new NodeOperationError(
+				this.getNode(),
+				`No call with ID "${String(qs.callId)}" was found on this number`,
+				{ itemIndex: i },
+			);
 		return simplify ? simplifyCall(call) : call;
 	},
 };

@@ -3,7 +3,13 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { defaultCountryOption, forOperation, phoneDocIdLocator, returnAllAndLimit, simplifyParameter } from '../../../shared/descriptions';
+import {
+	defaultCountryOption,
+	forOperation,
+	phoneDocIdLocator,
+	returnAllAndLimit,
+	simplifyParameter,
+} from '../../../shared/descriptions';
 import { isoTimestamp, limitOf, locatorValue, phoneNumber } from '../../../shared/params';
 import { MAX_PAGE_SIZE } from '../../../shared/smsPaging';
 import { callModeParameter, simplifyCall } from './shared';
@@ -18,13 +24,44 @@ export const callGetAllDescription: INodeProperties[] = forOperation('call', 'ge
 		placeholder: 'Add Filter',
 		default: {},
 		options: [
-			{ ...phoneDocIdLocator, required: false, description: 'Only calls from this number. Required when Mode is AI.' },
-			{ displayName: 'Peer', name: 'peer', type: 'string', default: '', placeholder: 'e.g. +44 7700 900123', description: 'Only calls with this customer number' },
-			{ displayName: 'Since', name: 'since', type: 'dateTime', default: '', description: 'Only calls at or after this time' },
-			{ displayName: 'Status', name: 'status', type: 'string', default: '', placeholder: 'e.g. completed', description: 'Only calls with this status' },
+			{
+				...phoneDocIdLocator,
+				required: false,
+				description: 'Only calls from this number. Required when Mode is AI.',
+			},
+			{
+				displayName: 'Peer',
+				name: 'peer',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. +44 7700 900123',
+				description: 'Only calls with this customer number',
+			},
+			{
+				displayName: 'Since',
+				name: 'since',
+				type: 'dateTime',
+				default: '',
+				description: 'Only calls at or after this time',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. completed',
+				description: 'Only calls with this status',
+			},
 		],
 	},
-	{ displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: [defaultCountryOption] },
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [defaultCountryOption],
+	},
 	simplifyParameter,
 ]);
 
@@ -42,7 +79,11 @@ export const callGetAll: Operation<CallListQuery> = {
 		const phoneDocId = locatorValue(filters.phoneDocId);
 		if (phoneDocId) qs.phoneDocId = phoneDocId;
 		else if (mode === 'ai') {
-			throw new NodeOperationError(this.getNode(), 'Phone Number is required when Mode is AI: add it under Filters', { itemIndex: i });
+			throw new NodeOperationError(
+				this.getNode(),
+				'Phone Number is required when Mode is AI: add it under Filters',
+				{ itemIndex: i },
+			);
 		}
 		if (filters.peer) qs.peer = phoneNumber(this, i, filters.peer, 'Peer');
 		if (filters.since) qs.since = isoTimestamp(this, i, filters.since, 'Since');
@@ -52,7 +93,12 @@ export const callGetAll: Operation<CallListQuery> = {
 	},
 	async run({ qs, limit, simplify }, i) {
 		const pageSize = Math.min(limit, MAX_PAGE_SIZE);
-		const body = await accountApiRequest(this, { method: 'GET', path: '/v1/calls', qs: { ...qs, limit: pageSize }, itemIndex: i });
+		const body = await accountApiRequest(this, {
+			method: 'GET',
+			path: '/v1/calls',
+			qs: { ...qs, limit: pageSize },
+			itemIndex: i,
+		});
 		const calls = Array.isArray(body.calls) ? (body.calls as IDataObject[]) : [];
 		if (limit > MAX_PAGE_SIZE && calls.length >= MAX_PAGE_SIZE) {
 			this.addExecutionHints({

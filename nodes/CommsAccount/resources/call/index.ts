@@ -18,10 +18,22 @@ export const callDescription: INodeProperties[] = [
 				name: 'Create',
 				value: 'create',
 				action: 'Place a call',
-				description: 'Place an outbound phone call from an account number: manual (agent rung first, then bridged) or AI (an AI agent talks to the customer)',
+				description:
+					'Place an outbound phone call from an account number: manual (agent rung first, then bridged) or AI (an AI agent talks to the customer)',
 			},
-			{ name: 'Get', value: 'get', action: 'Get a call', description: 'Get one call from the call history by its ID' },
-			{ name: 'Get Many', value: 'getAll', action: 'Get many calls', description: 'Read outbound call history, most recent first, with status, duration and recording details' },
+			{
+				name: 'Get',
+				value: 'get',
+				action: 'Get a call',
+				description: 'Get one call from the call history by its ID',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				action: 'Get many calls',
+				description:
+					'Read outbound call history, most recent first, with status, duration and recording details',
+			},
 		],
 		default: 'create',
 	},

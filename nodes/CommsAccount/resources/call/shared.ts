@@ -14,7 +14,21 @@ export const callModeParameter: INodeProperties = {
 	description: 'Manual and AI calls are stored separately; choose which history to read',
 };
 
-const SIMPLE_CALL_FIELDS = ['id', 'callId', 'callSid', 'mode', 'status', 'from', 'to', 'phoneDocId', 'customerName', 'createdAt', 'startedAt', 'endedAt', 'durationSeconds'];
+const SIMPLE_CALL_FIELDS = [
+	'id',
+	'callId',
+	'callSid',
+	'mode',
+	'status',
+	'from',
+	'to',
+	'phoneDocId',
+	'customerName',
+	'createdAt',
+	'startedAt',
+	'endedAt',
+	'durationSeconds',
+];
 
 export function simplifyCall(call: IDataObject): IDataObject {
 	return pick(call, SIMPLE_CALL_FIELDS);

@@ -14,7 +14,11 @@ export const numberGetAll: Operation<{ limit: number }> = {
 		return { limit: limitOf(this, i) };
 	},
 	async run({ limit }, i) {
-		const body = await accountApiRequest(this, { method: 'GET', path: '/v1/numbers', itemIndex: i });
+		const body = await accountApiRequest(this, {
+			method: 'GET',
+			path: '/v1/numbers',
+			itemIndex: i,
+		});
 		const numbers = Array.isArray(body.numbers) ? (body.numbers as IDataObject[]) : [];
 		return numbers.slice(0, limit);
 	},

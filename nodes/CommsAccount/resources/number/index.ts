@@ -16,7 +16,8 @@ export const numberDescription: INodeProperties[] = [
 				name: 'Get Many',
 				value: 'getAll',
 				action: 'Get many numbers',
-				description: 'List the account\'s voice numbers, each with its paired SMS sender and phoneDocId',
+				description:
+					"List the account's voice numbers, each with its paired SMS sender and phoneDocId",
 			},
 		],
 		default: 'getAll',

@@ -21,12 +21,25 @@ export const smsGetDescription: INodeProperties[] = forOperation('sms', 'get', [
 
 export const smsGet: Operation<{ messageId: string; simplify: boolean }> = {
 	prepare(i) {
-		return { messageId: requiredString(this, i, 'messageId', 'Message ID'), simplify: this.getNodeParameter('simplify', i, false) as boolean };
+		return {
+			messageId: requiredString(this, i, 'messageId', 'Message ID'),
+			simplify: this.getNodeParameter('simplify', i, false) as boolean,
+		};
 	},
 	async run({ messageId, simplify }, i) {
-		const body = await accountApiRequest(this, { method: 'GET', path: '/v1/sms', qs: { messageId }, itemIndex: i });
+		const body = await accountApiRequest(this, {
+			method: 'GET',
+			path: '/v1/sms',
+			qs: { messageId },
+			itemIndex: i,
+		});
 		const [message] = Array.isArray(body.messages) ? (body.messages as IDataObject[]) : [];
-		if (!message) throw new NodeOperationError(this.getNode(), `No SMS with message ID "${messageId}" was found`, { itemIndex: i });
+		if (!message)
+			throw new NodeOperationError(
+				this.getNode(),
+				`No SMS with message ID "${messageId}" was found`,
+				{ itemIndex: i },
+			);
 		return simplify ? simplifySms(message) : message;
 	},
 };

@@ -2,7 +2,13 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
-import { defaultCountryOption, forOperation, phoneDocIdLocator, returnAllAndLimit, simplifyParameter } from '../../../shared/descriptions';
+import {
+	defaultCountryOption,
+	forOperation,
+	phoneDocIdLocator,
+	returnAllAndLimit,
+	simplifyParameter,
+} from '../../../shared/descriptions';
 import { isoTimestamp, limitOf, locatorValue, phoneNumber } from '../../../shared/params';
 import { collectSms, type SmsPage } from '../../../shared/smsPaging';
 import { simplifySms } from './shared';
@@ -26,13 +32,34 @@ export const smsGetAllDescription: INodeProperties[] = forOperation('sms', 'getA
 					{ name: 'Sent', value: 'sent' },
 				],
 				default: 'received',
-				description: 'Leave this filter out to get both directions (a conversation view, with Peer or Phone Number)',
+				description:
+					'Leave this filter out to get both directions (a conversation view, with Peer or Phone Number)',
 			},
-			{ displayName: 'Peer', name: 'peer', type: 'string', default: '', placeholder: 'e.g. +44 7700 900123', description: 'Only messages exchanged with this number' },
-			{ displayName: 'Since', name: 'since', type: 'dateTime', default: '', description: 'Only messages sent at or after this time' },
+			{
+				displayName: 'Peer',
+				name: 'peer',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. +44 7700 900123',
+				description: 'Only messages exchanged with this number',
+			},
+			{
+				displayName: 'Since',
+				name: 'since',
+				type: 'dateTime',
+				default: '',
+				description: 'Only messages sent at or after this time',
+			},
 		],
 	},
-	{ displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: [defaultCountryOption] },
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [defaultCountryOption],
+	},
 	simplifyParameter,
 ]);
 
@@ -52,17 +79,32 @@ export const smsGetAll: Operation<SmsListQuery> = {
 		if (filters.direction) qs.direction = filters.direction;
 		if (filters.peer) qs.peer = phoneNumber(this, i, filters.peer, 'Peer');
 		const since = filters.since ? isoTimestamp(this, i, filters.since, 'Since') : undefined;
-		return { qs, since, limit: limitOf(this, i), simplify: this.getNodeParameter('simplify', i, false) as boolean };
+		return {
+			qs,
+			since,
+			limit: limitOf(this, i),
+			simplify: this.getNodeParameter('simplify', i, false) as boolean,
+		};
 	},
 	async run({ qs, since, limit, simplify }, i) {
 		const { messages, incomplete } = await collectSms(
 			async (page) => {
-				const body = await accountApiRequest(this, { method: 'GET', path: '/v1/sms', qs: { ...qs, since: page.since, limit: page.limit }, itemIndex: i });
-				return { messages: Array.isArray(body.messages) ? body.messages : [], nextSince: body.nextSince } as SmsPage;
+				const body = await accountApiRequest(this, {
+					method: 'GET',
+					path: '/v1/sms',
+					qs: { ...qs, since: page.since, limit: page.limit },
+					itemIndex: i,
+				});
+				return {
+					messages: Array.isArray(body.messages) ? body.messages : [],
+					nextSince: body.nextSince,
+				} as SmsPage;
 			},
 			{ limit, since },
 		);
 		if (incomplete) this.addExecutionHints({ message: incomplete, location: 'outputPane' });
-		return (messages as IDataObject[]).map((message) => (simplify ? simplifySms(message) : message));
+		return (messages as IDataObject[]).map((message) =>
+			simplify ? simplifySms(message) : message,
+		);
 	},
 };

@@ -14,9 +14,24 @@ export const smsDescription: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['sms'] } },
 		options: [
-			{ name: 'Get', value: 'get', action: 'Get an SMS', description: 'Get one SMS, sent or received, by its message ID' },
-			{ name: 'Get Many', value: 'getAll', action: 'Get many SMS', description: 'Read sent and received SMS history with delivery status' },
-			{ name: 'Send', value: 'send', action: 'Send an SMS', description: 'Send a text message from an account number\'s paired SMS sender' },
+			{
+				name: 'Get',
+				value: 'get',
+				action: 'Get an SMS',
+				description: 'Get one SMS, sent or received, by its message ID',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				action: 'Get many SMS',
+				description: 'Read sent and received SMS history with delivery status',
+			},
+			{
+				name: 'Send',
+				value: 'send',
+				action: 'Send an SMS',
+				description: "Send a text message from an account number's paired SMS sender",
+			},
 		],
 		default: 'send',
 	},

@@ -10,7 +10,17 @@ export function smsSegments(message: string): number {
 	return Math.max(1, Math.ceil([...message].length / SMS_SEGMENT_LENGTH));
 }
 
-const SIMPLE_SMS_FIELDS = ['id', 'messageId', 'direction', 'fromNumber', 'toNumber', 'body', 'status', 'sentAt', 'segments'];
+const SIMPLE_SMS_FIELDS = [
+	'id',
+	'messageId',
+	'direction',
+	'fromNumber',
+	'toNumber',
+	'body',
+	'status',
+	'sentAt',
+	'segments',
+];
 
 export function simplifySms(message: IDataObject): IDataObject {
 	return pick(message, SIMPLE_SMS_FIELDS);

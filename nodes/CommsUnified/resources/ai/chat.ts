@@ -4,7 +4,13 @@ import { forOperation } from '../../../shared/descriptions';
 import type { Operation } from '../../../shared/items';
 import { UNIFIED_LIMITS } from '../../../shared/pacing';
 import { optionalString } from '../../../shared/params';
-import { type Envelope, includeBillingOption, moneySettings, sendEnvelope, spendingCapOption } from '../../envelope';
+import {
+	type Envelope,
+	includeBillingOption,
+	moneySettings,
+	sendEnvelope,
+	spendingCapOption,
+} from '../../envelope';
 import { chatMessages } from '../../inputs';
 import { priceOf } from '../../pricing';
 
@@ -17,7 +23,8 @@ export const aiChatDescription: INodeProperties[] = forOperation('ai', 'chat', [
 		placeholder: 'Add Message',
 		default: { values: [{ role: 'user', content: '' }] },
 		required: true,
-		description: 'The conversation so far, oldest first. At least one message must have Role "User".',
+		description:
+			'The conversation so far, oldest first. At least one message must have Role "User".',
 		options: [
 			{
 				displayName: 'Message',
@@ -28,8 +35,17 @@ export const aiChatDescription: INodeProperties[] = forOperation('ai', 'chat', [
 						name: 'role',
 						type: 'options',
 						options: [
-							{ name: 'Assistant', value: 'assistant', description: 'An earlier answer of the model (the API documents only System and User)' },
-							{ name: 'System', value: 'system', description: 'Instructions for how the model should answer' },
+							{
+								name: 'Assistant',
+								value: 'assistant',
+								description:
+									'An earlier answer of the model (the API documents only System and User)',
+							},
+							{
+								name: 'System',
+								value: 'system',
+								description: 'Instructions for how the model should answer',
+							},
 							{ name: 'User', value: 'user', description: 'What the person asks or says' },
 						],
 						default: 'user',
@@ -51,9 +67,9 @@ export const aiChatDescription: INodeProperties[] = forOperation('ai', 'chat', [
 		name: 'model',
 		type: 'string',
 		default: '',
-		placeholder: 'Leave empty for the server\'s default model',
+		placeholder: "Leave empty for the server's default model",
 		description:
-			'The ID of the model to answer with. Leave empty for the server\'s default, its most capable model. The API documentation names no model IDs: copy one from your provider\'s dashboard (it also offers a faster model).',
+			"The ID of the model to answer with. Leave empty for the server's default, its most capable model. The API documentation names no model IDs: copy one from your provider's dashboard (it also offers a faster model).",
 	},
 	{
 		displayName: 'Options',
@@ -70,7 +86,12 @@ export const aiChat: Operation<Envelope> = {
 		const messages = chatMessages(this, i);
 		const model = optionalString(this, i, 'model', 'Model');
 		const data = { messages, ...(model ? { model } : {}) };
-		return { data, price: priceOf('ai', data), what: 'AI chat request', money: moneySettings(this, i) };
+		return {
+			data,
+			price: priceOf('ai', data),
+			what: 'AI chat request',
+			money: moneySettings(this, i),
+		};
 	},
 	concurrency: UNIFIED_LIMITS.ai.concurrency,
 	async run(envelope, i) {

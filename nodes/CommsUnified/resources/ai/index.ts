@@ -16,7 +16,8 @@ export const aiDescription: INodeProperties[] = [
 				name: 'Chat',
 				value: 'chat',
 				action: 'Chat with an AI model',
-				description: 'Send a conversation to an AI model and get its answer; costs 15p a request with a live key',
+				description:
+					'Send a conversation to an AI model and get its answer; costs 15p a request with a live key',
 			},
 		],
 		default: 'chat',

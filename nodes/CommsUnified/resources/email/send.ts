@@ -4,7 +4,13 @@ import { forOperation } from '../../../shared/descriptions';
 import type { Operation } from '../../../shared/items';
 import { UNIFIED_LIMITS } from '../../../shared/pacing';
 import { optionalString, requiredMessage } from '../../../shared/params';
-import { type Envelope, includeBillingOption, moneySettings, sendEnvelope, spendingCapOption } from '../../envelope';
+import {
+	type Envelope,
+	includeBillingOption,
+	moneySettings,
+	sendEnvelope,
+	spendingCapOption,
+} from '../../envelope';
 import { emailAddress } from '../../inputs';
 import { priceOf } from '../../pricing';
 
@@ -16,7 +22,7 @@ export const emailSendDescription: INodeProperties[] = forOperation('email', 'se
 		default: '',
 		required: true,
 		placeholder: 'e.g. someone@example.com',
-		description: 'The recipient\'s email address (one address)',
+		description: "The recipient's email address (one address)",
 	},
 	{
 		displayName: 'Subject',
@@ -41,7 +47,8 @@ export const emailSendDescription: INodeProperties[] = forOperation('email', 'se
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. Acme Support',
-		description: 'The name the recipient sees as the sender. Leave empty for the account\'s default.',
+		description:
+			"The name the recipient sees as the sender. Leave empty for the account's default.",
 	},
 	{
 		displayName: 'Options',

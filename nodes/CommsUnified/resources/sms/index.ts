@@ -16,7 +16,8 @@ export const smsDescription: INodeProperties[] = [
 				name: 'Send',
 				value: 'send',
 				action: 'Send an SMS',
-				description: 'Send a text message to a mobile number; costs 3p per 160 characters with a live key',
+				description:
+					'Send a text message to a mobile number; costs 3p per 160 characters with a live key',
 			},
 		],
 		default: 'send',

@@ -4,7 +4,13 @@ import { defaultCountryOption, forOperation, toParameter } from '../../../shared
 import type { Operation } from '../../../shared/items';
 import { UNIFIED_LIMITS } from '../../../shared/pacing';
 import { phoneNumber, requiredMessage, requiredString } from '../../../shared/params';
-import { type Envelope, includeBillingOption, moneySettings, sendEnvelope, spendingCapOption } from '../../envelope';
+import {
+	type Envelope,
+	includeBillingOption,
+	moneySettings,
+	sendEnvelope,
+	spendingCapOption,
+} from '../../envelope';
 import { optionalPhoneNumber } from '../../inputs';
 import { priceOf } from '../../pricing';
 
@@ -17,7 +23,8 @@ export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send',
 		typeOptions: { rows: 4 },
 		default: '',
 		required: true,
-		description: 'The text to send. Every 160 characters make one SMS, charged 3p each with a live key.',
+		description:
+			'The text to send. Every 160 characters make one SMS, charged 3p each with a live key.',
 	},
 	{
 		displayName: 'From',
@@ -25,7 +32,8 @@ export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send',
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. +44 7700 900010',
-		description: 'Your own SMS number to send from. Leave empty for the account\'s default SMS number.',
+		description:
+			"Your own SMS number to send from. Leave empty for the account's default SMS number.",
 	},
 	{
 		displayName: 'Options',

@@ -16,7 +16,8 @@ export const voiceDescription: INodeProperties[] = [
 				name: 'Make a Call',
 				value: 'makeCall',
 				action: 'Make an AI phone call',
-				description: 'Phone a number and have an AI voice deliver a message or follow instructions; costs 7p a minute with a live key',
+				description:
+					'Phone a number and have an AI voice deliver a message or follow instructions; costs 7p a minute with a live key',
 			},
 		],
 		default: 'makeCall',

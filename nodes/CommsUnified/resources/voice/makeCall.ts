@@ -5,7 +5,13 @@ import { defaultCountryOption, forOperation, toParameter } from '../../../shared
 import type { Operation } from '../../../shared/items';
 import { UNIFIED_LIMITS } from '../../../shared/pacing';
 import { phoneNumber, requiredMessage, requiredString, shown } from '../../../shared/params';
-import { type Envelope, includeBillingOption, moneySettings, sendEnvelope, spendingCapOption } from '../../envelope';
+import {
+	type Envelope,
+	includeBillingOption,
+	moneySettings,
+	sendEnvelope,
+	spendingCapOption,
+} from '../../envelope';
 import { optionalPhoneNumber, optionalWebhookUrl } from '../../inputs';
 import { priceOf } from '../../pricing';
 
@@ -26,7 +32,11 @@ function voiceOf(ctx: IExecuteFunctions, i: number): string {
 	const bare = value.replace(/^voice\./i, '').toLowerCase();
 	const voice = VOICES.find((v) => v.value.slice('Voice.'.length).toLowerCase() === bare);
 	if (!voice) {
-		throw new NodeOperationError(ctx.getNode(), `Voice "${shown(value)}" is not one of the five voices: ${VOICES.map((v) => v.value).join(', ')}`, { itemIndex: i });
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Voice "${shown(value)}" is not one of the five voices: ${VOICES.map((v) => v.value).join(', ')}`,
+			{ itemIndex: i },
+		);
 	}
 	return voice.value;
 }
@@ -40,7 +50,8 @@ export const voiceMakeCallDescription: INodeProperties[] = forOperation('voice',
 		typeOptions: { rows: 4 },
 		default: '',
 		required: true,
-		placeholder: 'e.g. Call to confirm tomorrow\'s 10:00 delivery and ask whether someone will be in.',
+		placeholder:
+			"e.g. Call to confirm tomorrow's 10:00 delivery and ask whether someone will be in.",
 		description: 'What the AI caller should say or do on the call: a script or instructions',
 	},
 	{
@@ -57,7 +68,8 @@ export const voiceMakeCallDescription: INodeProperties[] = forOperation('voice',
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. +44 1632 960100',
-		description: 'Your own number to call from. Leave empty for the account\'s default caller number.',
+		description:
+			"Your own number to call from. Leave empty for the account's default caller number.",
 	},
 	{
 		displayName: 'Webhook URL',
@@ -66,7 +78,7 @@ export const voiceMakeCallDescription: INodeProperties[] = forOperation('voice',
 		default: '',
 		placeholder: 'e.g. https://n8n.example.com/webhook/call-outcomes',
 		description:
-			'Where the API posts the call\'s outcome (call.completed or call.failed). Paste the Production URL of a Comms Unified Trigger to start a workflow when the call ends. Leave empty for none.',
+			"Where the API posts the call's outcome (call.completed or call.failed). Paste the Production URL of a Comms Unified Trigger to start a workflow when the call ends. Leave empty for none.",
 	},
 	{
 		displayName: 'Options',
@@ -85,8 +97,19 @@ export const voiceMakeCall: Operation<Envelope> = {
 		const voice = voiceOf(this, i);
 		const from = optionalPhoneNumber(this, i, 'from', 'From');
 		const webhookUrl = optionalWebhookUrl(this, i, 'webhookUrl', 'Webhook URL');
-		const data = { to, message, voice, ...(from ? { from } : {}), ...(webhookUrl ? { webhook_url: webhookUrl } : {}) };
-		return { data, price: priceOf('voice', data), what: 'voice call', money: moneySettings(this, i) };
+		const data = {
+			to,
+			message,
+			voice,
+			...(from ? { from } : {}),
+			...(webhookUrl ? { webhook_url: webhookUrl } : {}),
+		};
+		return {
+			data,
+			price: priceOf('voice', data),
+			what: 'voice call',
+			money: moneySettings(this, i),
+		};
 	},
 	concurrency: UNIFIED_LIMITS.voice.concurrency,
 	async run(envelope, i) {
