@@ -11,7 +11,13 @@
 // 4. Imports a Comms Account credential pointing at the sandbox and the example
 //    workflow examples/account-send-sms.json, runs `n8n execute --rawOutput`, and
 //    checks the output and the sandbox's request log.
-// 5. Prints `e2e: N passed, N failed` last and exits non-zero on any failure.
+// 5. Publishes the trigger workflows and starts `n8n start` (loopback only) for the
+//    live scenarios: the SMS trigger polling the sandbox, the webhook trigger taking
+//    the sandbox's signed events, and the editor in headless Chromium
+//    (scripts/e2e/editor.js: sign-in form, nodes panel and icons, credential form and
+//    test, From list, Execute step, canvas, triggers). A failed browser step leaves a
+//    screenshot and the page's HTML in .e2e/screenshots/.
+// 6. Prints `e2e: N passed, N failed` last and exits non-zero on any failure.
 //
 // Environment:
 //   N8N_E2E_CACHE_DIR          where n8n is installed (default above)
@@ -21,6 +27,9 @@
 //   E2E_VERBOSE=1              echo n8n's own output
 //   E2E_N8N_LOG_LEVEL          n8n's log level (default info; below info, `execute` prints no result)
 //   E2E_KEEP=1                 keep the temp folder (n8n user folder, tarball) for a look
+//   E2E_ONLY=<regexp>          run only the live scenarios whose name matches (say "editor")
+//   E2E_SCREENSHOTS=all        keep a screenshot of every browser step, not only of a failure
+//   CHROMIUM_PATH              another Chromium than /usr/bin/chromium
 //
 // The generic machinery lives in scripts/e2e/; this file holds only what is
 // specific to n8n-nodes-comms-api, as a suite (see runSuite in scripts/e2e/harness.js).
@@ -348,28 +357,91 @@ const webhookTriggerScenario = {
 	},
 };
 
-/** The display names of the package's nodes, read from the built files as n8n reads them. */
-function packageNodeNames(repo) {
-	const { n8n } = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
+/**
+ * Every node of the package, read from the built files named in package.json's `n8n` field,
+ * as n8n reads them: [{ displayName, type, version, description }].
+ */
+function packageNodes(repo) {
+	const { name, n8n } = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 	return n8n.nodes.map((entry) => {
 		const exported = require(path.join(repo, entry));
-		const Node = Object.values(exported)[0];
-		return new Node().description.displayName;
+		const Node = Object.values(exported).find((value) => typeof value === 'function');
+		if (!Node) throw new E2eError(`${entry} exports no node class`);
+		const description = new Node().description;
+		const versions = [].concat(description.defaultVersion ?? description.version ?? 1);
+		return { displayName: description.displayName, type: `${name}.${description.name}`, version: Math.max(...versions), description };
 	});
+}
+
+/** The display texts of Comms Account's SMS Send (action, resource, operation, number field), from its description. */
+function sendSmsTexts(nodes) {
+	const node = nodes.find((n) => n.type === ACCOUNT_NODE_TYPE);
+	if (!node) throw new E2eError(`the package has no ${ACCOUNT_NODE_TYPE} node`);
+	const { properties } = node.description;
+	const shownFor = (property, resource, operation) => {
+		const show = property.displayOptions?.show || {};
+		return (!show.resource || show.resource.includes(resource)) && (!operation || !show.operation || show.operation.includes(operation));
+	};
+	const resource = properties.find((p) => p.name === 'resource').options.find((o) => o.value === 'sms');
+	const operation = properties.find((p) => p.name === 'operation' && shownFor(p, 'sms')).options.find((o) => o.value === 'send');
+	const locator = properties.find((p) => p.type === 'resourceLocator' && p.displayOptions?.show?.operation && shownFor(p, 'sms', 'send'));
+	if (!resource || !operation || !locator) throw new E2eError(`${ACCOUNT_NODE_TYPE}: no SMS Send with a number list in its description`);
+	return { node: node.displayName, action: operation.action || `${operation.name} ${resource.name}`, resource: resource.name, operation: operation.name, locator: locator.displayName, locatorName: locator.name };
+}
+
+/** What a trigger's node editor must show: a polling trigger n8n's Poll Times; a notice of ours, its first sentence. */
+function triggerShows(node) {
+	const shows = [];
+	if (node.description.polling) shows.push('Poll Times');
+	const notice = node.description.properties.find((p) => p.type === 'notice' && !p.displayOptions);
+	if (notice) shows.push(notice.displayName.replace(/<[^>]+>/g, '').split(/[.:]/)[0].trim());
+	return shows;
 }
 
 /** The editor in headless Chromium, as a new user meets it (scripts/e2e/editor.js). */
 function editorScenario(repo) {
+	const CANVAS = 'Every node of the package (editor check)';
 	return {
-		name: 'The editor in a real browser: nodes panel and icons, credential form, From list, Execute step, triggers',
-		async run({ url, server: sandbox, allWorkflows, packageName }) {
+		name: 'The editor in a real browser: nodes panel and icons, credential form, From list, Execute step, canvas, triggers',
+		// One of every node on a canvas, to see each icon there (not published).
+		workflows: () => {
+			const nodes = packageNodes(repo);
+			return [
+				{
+					name: CANVAS,
+					nodes: nodes.map((node, index) => ({
+						id: crypto.randomUUID(),
+						name: node.displayName,
+						type: node.type,
+						typeVersion: node.version,
+						position: [index * 240, 0],
+						parameters: {},
+						...(node.description.webhooks ? { webhookId: crypto.randomUUID() } : {}),
+					})),
+					connections: {},
+					settings: { executionOrder: 'v1' },
+				},
+			];
+		},
+		async run({ url, server: sandbox, workflows, allWorkflows, packageName }) {
 			const { runEditorChecks } = require('./e2e/editor');
+			const nodes = packageNodes(repo);
 			const triggers = [];
-			const sms = allWorkflows['SMS trigger (live)'];
-			if (sms) triggers.push({ name: 'Comms Account SMS Trigger', workflowId: sms.id, shows: ['Poll Times'] });
-			const hook = allWorkflows['Webhook trigger (live)'];
-			if (hook) triggers.push({ name: 'Comms Unified Trigger', workflowId: hook.id, shows: ['no way to register this URL', `/webhook/${sandbox.liveWebhookId}/webhook`] });
-			await runEditorChecks({ url, packageName, nodes: packageNodeNames(repo), sandbox, triggers });
+			const published = [
+				[SMS_TRIGGER_TYPE, allWorkflows['SMS trigger (live)']],
+				[UNIFIED_TRIGGER_TYPE, allWorkflows['Webhook trigger (live)']],
+			];
+			for (const [type, workflow] of published) {
+				const node = nodes.find((n) => n.type === type);
+				if (!node || !workflow) continue;
+				// A webhook trigger's node editor shows its production URL (the one to give the API);
+				// the host part is n8n's own idea of its address (WEBHOOK_URL, else localhost), so
+				// only the path is checked.
+				const webhookId = workflow.nodes.find((n) => n.type === type).webhookId;
+				const webhookUrl = node.description.webhooks ? `/webhook/${webhookId}/${node.description.webhooks[0].path}` : undefined;
+				triggers.push({ name: node.displayName, type, workflowId: workflow.id, shows: triggerShows(node), webhookUrl });
+			}
+			await runEditorChecks({ url, packageName, nodes, sendSms: sendSmsTexts(nodes), sandbox, canvas: { workflowId: workflows[CANVAS].id }, triggers });
 		},
 	};
 }

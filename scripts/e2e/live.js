@@ -4,9 +4,9 @@
 // the Comms API.
 //
 // startN8n(n8n, env) starts the server on the environment's loopback port, waits until it
-// answers /healthz, and resolves to { url, stop(), logTail() }. The owner account is set up
-// by whoever drives the editor (through the form, as a person does), or by ownerSession()
-// over REST for checks that only need the API.
+// answers /healthz, and resolves to { url, exited() }. The owner account is set up
+// over REST (setupOwner); the editor check then signs in through n8n's form, and checks that
+// only need the API use ownerSession().
 
 const { E2eError, log, run } = require('./proc');
 
@@ -54,11 +54,23 @@ async function startN8n(n8n, env) {
 	return { url, exited: () => exited };
 }
 
-/** Cookie-authenticated REST calls as the owner (set up here if nobody has yet). */
-async function ownerSession(url, owner) {
-	const json = { 'content-type': 'application/json' };
-	const setup = await fetch(`${url}/rest/owner/setup`, { method: 'POST', headers: json, body: JSON.stringify(owner) });
+/** The one owner account every live check uses (n8n has a single owner). */
+const OWNER = { email: 'owner@example.com', firstName: 'Owner', lastName: 'E2E', password: 'E2e-password-1' };
+
+/**
+ * Sets up n8n's owner account over REST (POST /rest/owner/setup), as the set-up form does.
+ * An instance whose owner is already set up answers 400; that is fine, the owner is the same.
+ */
+async function setupOwner(url, owner = OWNER) {
+	const setup = await fetch(`${url}/rest/owner/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(owner) });
 	if (!setup.ok && setup.status !== 400) throw new E2eError(`owner set-up answered ${setup.status}: ${(await setup.text()).slice(0, 300)}`);
+	return owner;
+}
+
+/** Cookie-authenticated REST calls as the owner (set up here if nobody has yet). */
+async function ownerSession(url, owner = OWNER) {
+	const json = { 'content-type': 'application/json' };
+	await setupOwner(url, owner);
 	const login = await fetch(`${url}/rest/login`, { method: 'POST', headers: json, body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }) });
 	if (!login.ok) throw new E2eError(`login answered ${login.status}: ${(await login.text()).slice(0, 300)}`);
 	const cookie = (login.headers.getSetCookie?.() ?? [login.headers.get('set-cookie')]).map((c) => String(c).split(';')[0]).join('; ');
@@ -83,4 +95,4 @@ async function waitFor(what, probe, { timeoutMs = 60000, intervalMs = 500 } = {}
 	}
 }
 
-module.exports = { ownerSession, sleep, startN8n, waitFor };
+module.exports = { OWNER, ownerSession, setupOwner, sleep, startN8n, waitFor };
