@@ -41,6 +41,7 @@ const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const harness = require('./e2e/harness');
 const { collectNode, startCollector } = require('./e2e/collector');
+const { unifiedSendSmsScenario } = require('./e2e/unified-scenario');
 const { sleep, waitFor } = require('./e2e/live');
 const { ensureN8n } = require('./e2e/n8n-install');
 const { E2eError, log } = require('./e2e/proc');
@@ -76,7 +77,9 @@ function attachCredentials(workflow, credentialsByType, nodeTypes = {}) {
 		for (const type of Object.keys(node.credentials || {})) {
 			const credential = credentialsByType[type];
 			if (!credential) {
-				throw new E2eError(`node "${node.name}" uses a ${type} credential, which this e2e run does not import`);
+				throw new E2eError(
+					`node "${node.name}" uses a ${type} credential, which this e2e run does not import`,
+				);
 			}
 			node.credentials[type] = { id: credential.id, name: credential.name };
 		}
@@ -93,12 +96,15 @@ function attachCredentials(workflow, credentialsByType, nodeTypes = {}) {
  */
 function normaliseRequest(entry) {
 	const raw = entry.path ?? entry.pathname ?? entry.url ?? '';
-	const pathOnly = String(raw).replace(/^[a-z]+:\/\/[^/]+/i, '').split('?')[0];
+	const pathOnly = String(raw)
+		.replace(/^[a-z]+:\/\/[^/]+/i, '')
+		.split('?')[0];
 	const headers = {};
 	for (const [key, value] of Object.entries(entry.headers || entry.request?.headers || {})) {
 		headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
 	}
-	const status = entry.status ?? entry.statusCode ?? entry.response?.status ?? entry.response?.statusCode;
+	const status =
+		entry.status ?? entry.statusCode ?? entry.response?.status ?? entry.response?.statusCode;
 	return {
 		method: String(entry.method || '').toUpperCase(),
 		path: pathOnly,
@@ -143,31 +149,51 @@ async function checkAccountSendSms(view) {
 		const failed = items.find((item) => item && item.error !== undefined);
 		expect(!failed, `node "${node.name}" returned an error item: ${JSON.stringify(failed)}`);
 		outputs[node.name] = items;
-		log(`  ${node.name}: ${items.length} item(s), first: ${JSON.stringify(items[0]).slice(0, 200)}`);
+		log(
+			`  ${node.name}: ${items.length} item(s), first: ${JSON.stringify(items[0]).slice(0, 200)}`,
+		);
 	}
 	// The numbers list went through n8n: the sandbox's main number is in some output.
 	const allOutput = JSON.stringify(outputs);
-	expect(allOutput.includes(sandbox.numbers.main), `no node output mentions the sandbox's main number ${sandbox.numbers.main}`);
+	expect(
+		allOutput.includes(sandbox.numbers.main),
+		`no node output mentions the sandbox's main number ${sandbox.numbers.main}`,
+	);
 	// The key never leaks into anything n8n stores or shows.
 	expect(!JSON.stringify(view.run).includes(apiKey), 'the API key appears in the execution output');
 
 	// The sandbox saw the requests, with the key n8n decrypted from the credential.
 	const logEntries = await sandbox.requests();
-	expect(Array.isArray(logEntries), `sandbox.requests() returned ${typeof logEntries}, expected an array`);
+	expect(
+		Array.isArray(logEntries),
+		`sandbox.requests() returned ${typeof logEntries}, expected an array`,
+	);
 	const requests = logEntries.map(normaliseRequest);
 	const shape = `first log entry: ${JSON.stringify(logEntries[0])}`.slice(0, 600);
-	const find = (method, pattern) => requests.filter((r) => r.method === method && pattern.test(r.path));
+	const find = (method, pattern) =>
+		requests.filter((r) => r.method === method && pattern.test(r.path));
 	const numbersCalls = find('GET', /\/v1\/numbers$/);
 	const smsCalls = find('POST', /\/v1\/sms$/);
-	expect(numbersCalls.length > 0, `the sandbox logged no GET /v1/numbers (${requests.length} requests logged)`, shape);
-	expect(smsCalls.length > 0, `the sandbox logged no POST /v1/sms (${requests.length} requests logged)`, shape);
+	expect(
+		numbersCalls.length > 0,
+		`the sandbox logged no GET /v1/numbers (${requests.length} requests logged)`,
+		shape,
+	);
+	expect(
+		smsCalls.length > 0,
+		`the sandbox logged no POST /v1/sms (${requests.length} requests logged)`,
+		shape,
+	);
 	for (const request of [...numbersCalls, ...smsCalls]) {
 		const where = `${request.method} ${request.path}`;
 		if (Object.keys(request.headers).length > 0) {
 			// A log with headers: the Account key travels in exactly one of Authorization: Bearer and X-API-Key.
 			const viaBearer = request.headers.authorization === `Bearer ${apiKey}`;
 			const viaHeader = request.headers['x-api-key'] === apiKey;
-			expect(viaBearer !== viaHeader, `${where} did not carry the credential's key in exactly one header (headers: ${Object.keys(request.headers).join(', ')})`);
+			expect(
+				viaBearer !== viaHeader,
+				`${where} did not carry the credential's key in exactly one header (headers: ${Object.keys(request.headers).join(', ')})`,
+			);
 		} else {
 			// The sandbox's log: the key it read from the Authorization (or X-API-Key) header, masked.
 			const mask = request.keyMask;
@@ -179,10 +205,15 @@ async function checkAccountSendSms(view) {
 		}
 		expect(request.error === null, `${where} failed at the sandbox with ${request.error}`);
 		if (request.status !== undefined) {
-			expect(request.status >= 200 && request.status < 300, `${where} got HTTP ${request.status} from the sandbox`);
+			expect(
+				request.status >= 200 && request.status < 300,
+				`${where} got HTTP ${request.status} from the sandbox`,
+			);
 		}
 	}
-	log(`  sandbox saw ${numbersCalls.length} GET /v1/numbers and ${smsCalls.length} POST /v1/sms, each with the key`);
+	log(
+		`  sandbox saw ${numbersCalls.length} GET /v1/numbers and ${smsCalls.length} POST /v1/sms, each with the key`,
+	);
 }
 
 // ---------------------------------------------------------------------------
@@ -191,7 +222,14 @@ async function checkAccountSendSms(view) {
 
 const SMS_TRIGGER_TYPE = 'n8n-nodes-comms-api.commsAccountSmsTrigger';
 const UNIFIED_TRIGGER_TYPE = 'n8n-nodes-comms-api.commsUnifiedTrigger';
-const UNIFIED_EVENTS = ['call.completed', 'call.failed', 'sms.delivered', 'sms.failed', 'email.delivered', 'email.bounced'];
+const UNIFIED_EVENTS = [
+	'call.completed',
+	'call.failed',
+	'sms.delivered',
+	'sms.failed',
+	'email.delivered',
+	'email.bounced',
+];
 
 /** Trigger -> HTTP Request node that posts every item to the collector under `path`. */
 function triggerWorkflow(name, trigger, collectorUrl, path) {
@@ -205,7 +243,9 @@ function triggerWorkflow(name, trigger, collectorUrl, path) {
 }
 
 function smsPolls(sandbox) {
-	return sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/v1/sms' && r.query.direction === 'received');
+	return sandbox
+		.requests()
+		.filter((r) => r.method === 'GET' && r.path === '/v1/sms' && r.query.direction === 'received');
 }
 
 /**
@@ -215,11 +255,19 @@ function smsPolls(sandbox) {
 const smsTriggerScenario = {
 	name: 'Comms Account SMS Trigger in a running n8n: each new SMS starts the workflow once, history does not',
 	credentials: (sandbox) => [
-		{ name: 'Comms Account (live)', type: ACCOUNT_CREDENTIAL_TYPE, data: { apiKey: sandbox.credentials.account.unrestricted, baseUrl: sandbox.accountBaseUrl } },
+		{
+			name: 'Comms Account (live)',
+			type: ACCOUNT_CREDENTIAL_TYPE,
+			data: { apiKey: sandbox.credentials.account.unrestricted, baseUrl: sandbox.accountBaseUrl },
+		},
 	],
 	workflows: (sandbox, credentials) => {
 		// History that must not flood the workflow on activation.
-		sandbox.control.injectInboundSms({ from: '+447700900777', body: 'Before activation', count: 3 });
+		sandbox.control.injectInboundSms({
+			from: '+447700900777',
+			body: 'Before activation',
+			count: 3,
+		});
 		return [
 			triggerWorkflow(
 				'SMS trigger (live)',
@@ -229,7 +277,12 @@ const smsTriggerScenario = {
 					type: SMS_TRIGGER_TYPE,
 					typeVersion: 1,
 					parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, options: {} },
-					credentials: { commsAccountApi: { id: credentials['Comms Account (live)'].id, name: 'Comms Account (live)' } },
+					credentials: {
+						commsAccountApi: {
+							id: credentials['Comms Account (live)'].id,
+							name: 'Comms Account (live)',
+						},
+					},
 				},
 				sandbox.collector.url,
 				'/sms',
@@ -238,23 +291,52 @@ const smsTriggerScenario = {
 	},
 	async run({ server: sandbox }) {
 		// Activation polls once to set the cursor at "now".
-		await waitFor('the SMS trigger\'s first poll', () => smsPolls(sandbox).length >= 1, { timeoutMs: 120000 });
+		await waitFor("the SMS trigger's first poll", () => smsPolls(sandbox).length >= 1, {
+			timeoutMs: 120000,
+		});
 		await sleep(1500);
-		const sent = sandbox.control.injectInboundSms({ from: '+447700900778', body: 'After activation', count: 3, intervalSeconds: 1 });
+		const sent = sandbox.control.injectInboundSms({
+			from: '+447700900778',
+			body: 'After activation',
+			count: 3,
+			intervalSeconds: 1,
+		});
 		const ids = sent.map((m) => m.id);
 		const polls = smsPolls(sandbox).length;
 		log(`  injected ${ids.length} SMS; waiting for the next poll (at most a minute)`);
-		const delivered = await waitFor('the new SMS to reach the workflow', () => (sandbox.collector.bodies('/sms').length >= ids.length ? sandbox.collector.bodies('/sms') : null), { timeoutMs: 150000 });
+		const delivered = await waitFor(
+			'the new SMS to reach the workflow',
+			() =>
+				sandbox.collector.bodies('/sms').length >= ids.length
+					? sandbox.collector.bodies('/sms')
+					: null,
+			{ timeoutMs: 150000 },
+		);
 		// One more poll after delivery must bring nothing twice.
 		const pollsAfter = smsPolls(sandbox).length;
-		await waitFor('one more poll', () => smsPolls(sandbox).length > pollsAfter, { timeoutMs: 150000 });
+		await waitFor('one more poll', () => smsPolls(sandbox).length > pollsAfter, {
+			timeoutMs: 150000,
+		});
 		await sleep(3000);
 		const bodies = sandbox.collector.bodies('/sms');
 		const got = bodies.map((b) => b.id);
-		expect(JSON.stringify([...got].sort()) === JSON.stringify([...ids].sort()), `the workflow received ${JSON.stringify(got)}, expected each of ${JSON.stringify(ids)} once`);
-		expect(!bodies.some((b) => b.body === 'Before activation' || String(b.body).startsWith('Before activation')), 'history from before activation reached the workflow');
-		expect(delivered.every((b) => b.direction === 'received'), 'an item that is not a received SMS reached the workflow');
-		log(`  ${got.length} SMS reached the workflow once each over ${smsPolls(sandbox).length - polls + 1} polls; none of the 3 from before activation`);
+		expect(
+			JSON.stringify([...got].sort()) === JSON.stringify([...ids].sort()),
+			`the workflow received ${JSON.stringify(got)}, expected each of ${JSON.stringify(ids)} once`,
+		);
+		expect(
+			!bodies.some(
+				(b) => b.body === 'Before activation' || String(b.body).startsWith('Before activation'),
+			),
+			'history from before activation reached the workflow',
+		);
+		expect(
+			delivered.every((b) => b.direction === 'received'),
+			'an item that is not a received SMS reached the workflow',
+		);
+		log(
+			`  ${got.length} SMS reached the workflow once each over ${smsPolls(sandbox).length - polls + 1} polls; none of the 3 from before activation`,
+		);
 	},
 };
 
@@ -263,7 +345,11 @@ function sign(body, secret) {
 }
 
 async function post(url, body, headers = {}) {
-	const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+	const response = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', ...headers },
+		body,
+	});
 	return { status: response.status, text: await response.text() };
 }
 
@@ -278,7 +364,11 @@ const webhookTriggerScenario = {
 		{
 			name: 'Comms Unified (live)',
 			type: 'commsUnifiedApi',
-			data: { apiKey: sandbox.credentials.unified.test, endpointUrl: sandbox.unifiedUrl, webhookSecret: sandbox.credentials.webhookSecret },
+			data: {
+				apiKey: sandbox.credentials.unified.test,
+				endpointUrl: sandbox.unifiedUrl,
+				webhookSecret: sandbox.credentials.webhookSecret,
+			},
 		},
 	],
 	workflows: (sandbox, credentials) => {
@@ -294,7 +384,12 @@ const webhookTriggerScenario = {
 					typeVersion: 1,
 					webhookId,
 					parameters: { events: UNIFIED_EVENTS, options: { replayWindowSeconds: 3600 } },
-					credentials: { commsUnifiedApi: { id: credentials['Comms Unified (live)'].id, name: 'Comms Unified (live)' } },
+					credentials: {
+						commsUnifiedApi: {
+							id: credentials['Comms Unified (live)'].id,
+							name: 'Comms Unified (live)',
+						},
+					},
 				},
 				sandbox.collector.url,
 				'/events',
@@ -312,48 +407,99 @@ const webhookTriggerScenario = {
 		});
 
 		// 1. The sandbox places a voice call whose webhook_url is the trigger; its signed call.completed arrives.
-		const made = await post(sandbox.unifiedUrl, JSON.stringify({ api_key: sandbox.credentials.unified.test, service: 'voice', action: 'make_call', data: { to: TEST_NUMBER, message: 'Hello from the e2e run', webhook_url: hook } }));
-		expect(made.status === 200, `voice/make_call answered ${made.status}: ${made.text.slice(0, 200)}`);
+		const made = await post(
+			sandbox.unifiedUrl,
+			JSON.stringify({
+				api_key: sandbox.credentials.unified.test,
+				service: 'voice',
+				action: 'make_call',
+				data: { to: TEST_NUMBER, message: 'Hello from the e2e run', webhook_url: hook },
+			}),
+		);
+		expect(
+			made.status === 200,
+			`voice/make_call answered ${made.status}: ${made.text.slice(0, 200)}`,
+		);
 		await sandbox.control.advanceClock(600);
 		const deliveries = await sandbox.control.flushWebhooks();
 		const delivery = deliveries.find((d) => d.url === hook && d.event === 'call.completed');
-		expect(delivery, `the sandbox delivered no call.completed to the trigger (deliveries: ${JSON.stringify(deliveries.map((d) => [d.event, d.responseStatus]))})`);
-		expect(delivery.responseStatus === 200, `the trigger answered the sandbox's signed event with ${delivery.responseStatus}`);
+		expect(
+			delivery,
+			`the sandbox delivered no call.completed to the trigger (deliveries: ${JSON.stringify(deliveries.map((d) => [d.event, d.responseStatus]))})`,
+		);
+		expect(
+			delivery.responseStatus === 200,
+			`the trigger answered the sandbox's signed event with ${delivery.responseStatus}`,
+		);
 		await waitFor('the call.completed execution', () => events().length >= 1);
-		expect(events()[0].event === 'call.completed', `the workflow got ${JSON.stringify(events()[0]).slice(0, 200)}`);
+		expect(
+			events()[0].event === 'call.completed',
+			`the workflow got ${JSON.stringify(events()[0]).slice(0, 200)}`,
+		);
 
 		// 2. The same delivery again: 200, nothing new.
 		const repeat = await post(hook, delivery.body, delivery.headers);
 		expect(repeat.status === 200, `a repeat delivery answered ${repeat.status}`);
 
 		// 3. Forged, altered, unsigned, re-serialised: 401.
-		const altered = delivery.body.replace(/"duration":\s*(\d+)/, (_, d) => `"duration":${Number(d) + 1}`);
+		const altered = delivery.body.replace(
+			/"duration":\s*(\d+)/,
+			(_, d) => `"duration":${Number(d) + 1}`,
+		);
 		expect(altered !== delivery.body, 'could not alter the delivered body');
 		const refusals = [
 			['a body changed by one value', altered, delivery.headers],
 			['no signature', delivery.body, {}],
 			['re-serialised JSON', JSON.stringify(JSON.parse(delivery.body), null, 2), delivery.headers],
-			['a wrong signature', delivery.body, { 'x-signature': sign(delivery.body, 'not-the-secret') }],
+			[
+				'a wrong signature',
+				delivery.body,
+				{ 'x-signature': sign(delivery.body, 'not-the-secret') },
+			],
 		];
 		for (const [what, body, headers] of refusals) {
 			const answer = await post(hook, body, headers);
 			expect(answer.status === 401, `${what}: answered ${answer.status}, expected 401`);
-			expect(!answer.text.includes(secret) && !answer.text.includes(sign(body, secret)), `${what}: the answer shows the secret or the expected signature`);
+			expect(
+				!answer.text.includes(secret) && !answer.text.includes(sign(body, secret)),
+				`${what}: the answer shows the secret or the expected signature`,
+			);
 		}
 
 		// 4. Stale: a signed event two hours old is outside the replay window.
-		const stale = JSON.stringify({ event: 'sms.delivered', timestamp: new Date(Date.now() - 2 * 3600_000).toISOString(), data: { message_id: 'sms_e2e_stale', to: TEST_NUMBER } });
-		expect((await post(hook, stale, { 'x-signature': sign(stale, secret) })).status === 401, 'a stale event was not refused with 401');
+		const stale = JSON.stringify({
+			event: 'sms.delivered',
+			timestamp: new Date(Date.now() - 2 * 3600_000).toISOString(),
+			data: { message_id: 'sms_e2e_stale', to: TEST_NUMBER },
+		});
+		expect(
+			(await post(hook, stale, { 'x-signature': sign(stale, secret) })).status === 401,
+			'a stale event was not refused with 401',
+		);
 
 		// 5. Three copies of a fresh signed event at the same moment (sha256= prefix): one execution.
-		const fresh = JSON.stringify({ event: 'sms.delivered', timestamp: new Date().toISOString(), data: { message_id: 'sms_e2e_fresh', to: TEST_NUMBER } });
-		const answers = await Promise.all([1, 2, 3].map(() => post(hook, fresh, { 'x-signature': `sha256=${sign(fresh, secret)}` })));
-		expect(answers.every((a) => a.status === 200), `simultaneous copies answered ${answers.map((a) => a.status).join(', ')}`);
+		const fresh = JSON.stringify({
+			event: 'sms.delivered',
+			timestamp: new Date().toISOString(),
+			data: { message_id: 'sms_e2e_fresh', to: TEST_NUMBER },
+		});
+		const answers = await Promise.all(
+			[1, 2, 3].map(() => post(hook, fresh, { 'x-signature': `sha256=${sign(fresh, secret)}` })),
+		);
+		expect(
+			answers.every((a) => a.status === 200),
+			`simultaneous copies answered ${answers.map((a) => a.status).join(', ')}`,
+		);
 		await waitFor('the sms.delivered execution', () => events().length >= 2);
 		await sleep(3000);
 		const got = events().map((e) => e.event);
-		expect(JSON.stringify(got) === JSON.stringify(['call.completed', 'sms.delivered']), `the workflow ran for ${JSON.stringify(got)}, expected call.completed and sms.delivered once each`);
-		log(`  signed events ran once each (${got.join(', ')}); 5 forged, altered or stale events got 401`);
+		expect(
+			JSON.stringify(got) === JSON.stringify(['call.completed', 'sms.delivered']),
+			`the workflow ran for ${JSON.stringify(got)}, expected call.completed and sms.delivered once each`,
+		);
+		log(
+			`  signed events ran once each (${got.join(', ')}); 5 forged, altered or stale events got 401`,
+		);
 	},
 };
 
@@ -369,7 +515,12 @@ function packageNodes(repo) {
 		if (!Node) throw new E2eError(`${entry} exports no node class`);
 		const description = new Node().description;
 		const versions = [].concat(description.defaultVersion ?? description.version ?? 1);
-		return { displayName: description.displayName, type: `${name}.${description.name}`, version: Math.max(...versions), description };
+		return {
+			displayName: description.displayName,
+			type: `${name}.${description.name}`,
+			version: Math.max(...versions),
+			description,
+		};
 	});
 }
 
@@ -380,13 +531,33 @@ function sendSmsTexts(nodes) {
 	const { properties } = node.description;
 	const shownFor = (property, resource, operation) => {
 		const show = property.displayOptions?.show || {};
-		return (!show.resource || show.resource.includes(resource)) && (!operation || !show.operation || show.operation.includes(operation));
+		return (
+			(!show.resource || show.resource.includes(resource)) &&
+			(!operation || !show.operation || show.operation.includes(operation))
+		);
 	};
-	const resource = properties.find((p) => p.name === 'resource').options.find((o) => o.value === 'sms');
-	const operation = properties.find((p) => p.name === 'operation' && shownFor(p, 'sms')).options.find((o) => o.value === 'send');
-	const locator = properties.find((p) => p.type === 'resourceLocator' && p.displayOptions?.show?.operation && shownFor(p, 'sms', 'send'));
-	if (!resource || !operation || !locator) throw new E2eError(`${ACCOUNT_NODE_TYPE}: no SMS Send with a number list in its description`);
-	return { node: node.displayName, action: operation.action || `${operation.name} ${resource.name}`, resource: resource.name, operation: operation.name, locator: locator.displayName, locatorName: locator.name };
+	const resource = properties
+		.find((p) => p.name === 'resource')
+		.options.find((o) => o.value === 'sms');
+	const operation = properties
+		.find((p) => p.name === 'operation' && shownFor(p, 'sms'))
+		.options.find((o) => o.value === 'send');
+	const locator = properties.find(
+		(p) =>
+			p.type === 'resourceLocator' &&
+			p.displayOptions?.show?.operation &&
+			shownFor(p, 'sms', 'send'),
+	);
+	if (!resource || !operation || !locator)
+		throw new E2eError(`${ACCOUNT_NODE_TYPE}: no SMS Send with a number list in its description`);
+	return {
+		node: node.displayName,
+		action: operation.action || `${operation.name} ${resource.name}`,
+		resource: resource.name,
+		operation: operation.name,
+		locator: locator.displayName,
+		locatorName: locator.name,
+	};
 }
 
 /** What a trigger's node editor must show: a polling trigger n8n's Poll Times; a notice of ours, its first sentence. */
@@ -394,7 +565,13 @@ function triggerShows(node) {
 	const shows = [];
 	if (node.description.polling) shows.push('Poll Times');
 	const notice = node.description.properties.find((p) => p.type === 'notice' && !p.displayOptions);
-	if (notice) shows.push(notice.displayName.replace(/<[^>]+>/g, '').split(/[.:]/)[0].trim());
+	if (notice)
+		shows.push(
+			notice.displayName
+				.replace(/<[^>]+>/g, '')
+				.split(/[.:]/)[0]
+				.trim(),
+		);
 	return shows;
 }
 
@@ -438,10 +615,26 @@ function editorScenario(repo) {
 				// the host part is n8n's own idea of its address (WEBHOOK_URL, else localhost), so
 				// only the path is checked.
 				const webhookId = workflow.nodes.find((n) => n.type === type).webhookId;
-				const webhookUrl = node.description.webhooks ? `/webhook/${webhookId}/${node.description.webhooks[0].path}` : undefined;
-				triggers.push({ name: node.displayName, type, workflowId: workflow.id, shows: triggerShows(node), webhookUrl });
+				const webhookUrl = node.description.webhooks
+					? `/webhook/${webhookId}/${node.description.webhooks[0].path}`
+					: undefined;
+				triggers.push({
+					name: node.displayName,
+					type,
+					workflowId: workflow.id,
+					shows: triggerShows(node),
+					webhookUrl,
+				});
 			}
-			await runEditorChecks({ url, packageName, nodes, sendSms: sendSmsTexts(nodes), sandbox, canvas: { workflowId: workflows[CANVAS].id }, triggers });
+			await runEditorChecks({
+				url,
+				packageName,
+				nodes,
+				sendSms: sendSmsTexts(nodes),
+				sandbox,
+				canvas: { workflowId: workflows[CANVAS].id },
+				triggers,
+			});
 		},
 	};
 }
@@ -458,15 +651,18 @@ function commsSuite({ repo = REPO } = {}) {
 		preflight() {
 			const missing = [];
 			if (!fs.existsSync(path.join(repo, 'dist'))) missing.push('dist/ (run `npm run build`)');
-			if (!fs.existsSync(SANDBOX_MODULE)) missing.push('build/sandbox/index.js (the compiled sandbox; run `npm run build`)');
-			if (!fs.existsSync(EXAMPLE_WORKFLOW)) missing.push('examples/account-send-sms.json (the example workflow)');
+			if (!fs.existsSync(SANDBOX_MODULE))
+				missing.push('build/sandbox/index.js (the compiled sandbox; run `npm run build`)');
+			if (!fs.existsSync(EXAMPLE_WORKFLOW))
+				missing.push('examples/account-send-sms.json (the example workflow)');
 			if (missing.length > 0) {
 				throw new E2eError(`cannot run the real-n8n test, missing:\n  - ${missing.join('\n  - ')}`);
 			}
 		},
 		async startServer() {
 			const { startSandbox } = await loadSandbox(SANDBOX_MODULE);
-			if (typeof startSandbox !== 'function') throw new E2eError(`${SANDBOX_MODULE} does not export startSandbox()`);
+			if (typeof startSandbox !== 'function')
+				throw new E2eError(`${SANDBOX_MODULE} does not export startSandbox()`);
 			// autoSettleMs: webhooks go out and calls move on while nobody calls the API, as in life.
 			const sandbox = await startSandbox({ port: 0, autoSettleMs: 1000 });
 			sandbox.collector = await startCollector();
@@ -478,8 +674,10 @@ function commsSuite({ repo = REPO } = {}) {
 			for (const field of ['accountBaseUrl', 'stop', 'requests']) {
 				if (!sandbox[field]) throw new E2eError(`startSandbox() resolved without "${field}"`);
 			}
-			if (!sandbox.credentials?.account?.unrestricted) throw new E2eError('startSandbox() resolved without credentials.account.unrestricted');
-			if (!sandbox.numbers?.main) throw new E2eError('startSandbox() resolved without numbers.main');
+			if (!sandbox.credentials?.account?.unrestricted)
+				throw new E2eError('startSandbox() resolved without credentials.account.unrestricted');
+			if (!sandbox.numbers?.main)
+				throw new E2eError('startSandbox() resolved without numbers.main');
 			return sandbox;
 		},
 		scenarios: [
@@ -489,18 +687,28 @@ function commsSuite({ repo = REPO } = {}) {
 					{
 						name: 'Comms Account (e2e sandbox)',
 						type: ACCOUNT_CREDENTIAL_TYPE,
-						data: { apiKey: sandbox.credentials.account.unrestricted, baseUrl: sandbox.accountBaseUrl },
+						data: {
+							apiKey: sandbox.credentials.account.unrestricted,
+							baseUrl: sandbox.accountBaseUrl,
+						},
 					},
 				],
 				workflow: (sandbox, credentialsByType) =>
-					attachCredentials(JSON.parse(fs.readFileSync(EXAMPLE_WORKFLOW, 'utf8')), credentialsByType, {
-						[ACCOUNT_NODE_TYPE]: ACCOUNT_CREDENTIAL_TYPE,
-					}),
+					attachCredentials(
+						JSON.parse(fs.readFileSync(EXAMPLE_WORKFLOW, 'utf8')),
+						credentialsByType,
+						{
+							[ACCOUNT_NODE_TYPE]: ACCOUNT_CREDENTIAL_TYPE,
+						},
+					),
 				check: checkAccountSendSms,
 			},
+			unifiedSendSmsScenario(repo, attachCredentials),
 		],
 		// E2E_ONLY=<regular expression>: run only the live scenarios whose name matches (for work on one).
-		liveScenarios: [smsTriggerScenario, webhookTriggerScenario, editorScenario(repo)].filter((s) => !process.env.E2E_ONLY || new RegExp(process.env.E2E_ONLY, 'i').test(s.name)),
+		liveScenarios: [smsTriggerScenario, webhookTriggerScenario, editorScenario(repo)].filter(
+			(s) => !process.env.E2E_ONLY || new RegExp(process.env.E2E_ONLY, 'i').test(s.name),
+		),
 	};
 }
 
@@ -525,7 +733,11 @@ async function reexecOnNode24IfNeeded() {
 	// Re-run the entry script (this file, or a driver that called main() with its own suite).
 	const child = spawn(n8n.node, [...process.execArgv, ...process.argv.slice(1)], {
 		stdio: 'inherit',
-		env: { ...process.env, E2E_REEXEC: '1', PATH: `${n8n.nodeBinDir}${path.delimiter}${process.env.PATH}` },
+		env: {
+			...process.env,
+			E2E_REEXEC: '1',
+			PATH: `${n8n.nodeBinDir}${path.delimiter}${process.env.PATH}`,
+		},
 	});
 	// From here on the child reports; this process only passes signals on and exits with it.
 	process.removeAllListeners('SIGINT');

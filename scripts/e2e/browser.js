@@ -20,24 +20,46 @@ const { E2eError, log } = require('./proc');
 const ACTION_TIMEOUT_MS = Number(process.env.E2E_BROWSER_TIMEOUT_MS) || 60000;
 
 /** Flags for a headless Chromium running as root on a machine without network access. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+];
 
 function chromiumPath() {
-	const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
+	const candidates = [
+		process.env.CHROMIUM_PATH,
+		'/usr/bin/chromium',
+		'/usr/bin/chromium-browser',
+	].filter(Boolean);
 	const found = candidates.find((file) => fs.existsSync(file));
-	if (!found) throw new E2eError(`no Chromium at ${candidates.join(' or ')}: run scripts/ensure-chromium.sh (installs Debian's chromium package) or set CHROMIUM_PATH`);
+	if (!found)
+		throw new E2eError(
+			`no Chromium at ${candidates.join(' or ')}: run scripts/ensure-chromium.sh (installs Debian's chromium package) or set CHROMIUM_PATH`,
+		);
 	return found;
 }
 
 function fileSafe(text) {
-	return text.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+	return text
+		.replace(/[^A-Za-z0-9]+/g, '-')
+		.replace(/^-|-$/g, '')
+		.slice(0, 60);
 }
 
 /**
  * Launches Chromium and opens one page. `deadlineMs` bounds the whole session: past it the
  * browser is closed, so whatever step is waiting fails at once instead of running on.
  */
-async function openSession({ screenshotsDir, deadlineMs = 5 * 60 * 1000, viewport = { width: 1440, height: 900 } }) {
+async function openSession({
+	screenshotsDir,
+	deadlineMs = 5 * 60 * 1000,
+	viewport = { width: 1440, height: 900 },
+}) {
 	const { chromium } = require('playwright-core');
 	const executablePath = chromiumPath();
 	const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
@@ -52,7 +74,9 @@ async function openSession({ screenshotsDir, deadlineMs = 5 * 60 * 1000, viewpor
 	let expired = false;
 	const deadline = setTimeout(() => {
 		expired = true;
-		log(`  browser: the session passed its ${Math.round(deadlineMs / 1000)}s limit; closing the browser`);
+		log(
+			`  browser: the session passed its ${Math.round(deadlineMs / 1000)}s limit; closing the browser`,
+		);
 		browser.close().catch(() => undefined);
 	}, deadlineMs);
 	const keepAll = process.env.E2E_SCREENSHOTS === 'all';
@@ -61,8 +85,13 @@ async function openSession({ screenshotsDir, deadlineMs = 5 * 60 * 1000, viewpor
 	/** Saves a full-page screenshot and the HTML; resolves to the screenshot's path. */
 	async function keep(name) {
 		fs.mkdirSync(screenshotsDir, { recursive: true });
-		const base = path.join(screenshotsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${String(count).padStart(2, '0')}-${fileSafe(name)}`);
-		await page.screenshot({ path: `${base}.png`, fullPage: true, timeout: 20000 }).catch(() => undefined);
+		const base = path.join(
+			screenshotsDir,
+			`${new Date().toISOString().replace(/[:.]/g, '-')}-${String(count).padStart(2, '0')}-${fileSafe(name)}`,
+		);
+		await page
+			.screenshot({ path: `${base}.png`, fullPage: true, timeout: 20000 })
+			.catch(() => undefined);
 		fs.writeFileSync(`${base}.html`, await page.content().catch(() => '(the page was gone)'));
 		return `${base}.png`;
 	}
@@ -87,10 +116,17 @@ async function openSession({ screenshotsDir, deadlineMs = 5 * 60 * 1000, viewpor
 				if (keepAll) await keep(name);
 				return result;
 			} catch (error) {
-				const cause = expired ? `the browser session passed its ${Math.round(deadlineMs / 1000)}s limit` : String(error.message || error).split('\n')[0];
+				const cause = expired
+					? `the browser session passed its ${Math.round(deadlineMs / 1000)}s limit`
+					: String(error.message || error).split('\n')[0];
 				const shot = expired ? null : await keep(`FAILED-${name}`);
-				const where = shot ? ` (screenshot and HTML: ${path.relative(process.cwd(), shot)}; folder ${screenshotsDir})` : '';
-				throw new E2eError(`browser, at "${name}": ${cause}${where}`, error instanceof E2eError ? error.details : undefined);
+				const where = shot
+					? ` (screenshot and HTML: ${path.relative(process.cwd(), shot)}; folder ${screenshotsDir})`
+					: '';
+				throw new E2eError(
+					`browser, at "${name}": ${cause}${where}`,
+					error instanceof E2eError ? error.details : undefined,
+				);
 			}
 		},
 		/** With E2E_SCREENSHOTS=all, a screenshot in the middle of a step (a list open, a panel expanded). */
@@ -122,7 +158,14 @@ async function iconsIn(scope, srcPart) {
 	const read = () =>
 		scope.evaluateAll(
 			(elements, part) =>
-				elements.flatMap((element) => [...element.querySelectorAll('img')]).filter((img) => img.src.includes(part)).map((img) => ({ src: img.src, complete: img.complete, loaded: img.complete && img.naturalWidth > 0 })),
+				elements
+					.flatMap((element) => [...element.querySelectorAll('img')])
+					.filter((img) => img.src.includes(part))
+					.map((img) => ({
+						src: img.src,
+						complete: img.complete,
+						loaded: img.complete && img.naturalWidth > 0,
+					})),
 			srcPart,
 		);
 	const began = Date.now();
@@ -137,9 +180,15 @@ async function iconsIn(scope, srcPart) {
 /** Throws unless `scope` shows at least one image from `srcPart` and every such image loaded. */
 async function expectIconLoaded(scope, what, srcPart) {
 	const icons = await iconsIn(scope, srcPart);
-	if (icons.length === 0) throw new E2eError(`${what}: no icon image from ${srcPart} (n8n shows a placeholder when a node's icon is missing)`);
+	if (icons.length === 0)
+		throw new E2eError(
+			`${what}: no icon image from ${srcPart} (n8n shows a placeholder when a node's icon is missing)`,
+		);
 	const broken = icons.filter((icon) => !icon.loaded);
-	if (broken.length > 0) throw new E2eError(`${what}: icon image did not load (naturalWidth 0): ${[...new Set(broken.map((icon) => icon.src))].join(', ')}`);
+	if (broken.length > 0)
+		throw new E2eError(
+			`${what}: icon image did not load (naturalWidth 0): ${[...new Set(broken.map((icon) => icon.src))].join(', ')}`,
+		);
 	return icons.length;
 }
 
@@ -149,4 +198,13 @@ async function textOf(locator, max = 400) {
 	return text.replace(/\s+/g, ' ').trim().slice(0, max);
 }
 
-module.exports = { ACTION_TIMEOUT_MS, CHROMIUM_ARGS, chromiumPath, expectIconLoaded, iconsIn, openSession, signIn, textOf };
+module.exports = {
+	ACTION_TIMEOUT_MS,
+	CHROMIUM_ARGS,
+	chromiumPath,
+	expectIconLoaded,
+	iconsIn,
+	openSession,
+	signIn,
+	textOf,
+};

@@ -34,19 +34,25 @@ const exactly = (text) => new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g,
 
 /** Names n8n may list a node under: a trigger is grouped under its service's name without " Trigger". */
 function listedNames(displayName) {
-	return displayName.endsWith(' Trigger') ? [displayName, displayName.slice(0, -' Trigger'.length)] : [displayName];
+	return displayName.endsWith(' Trigger')
+		? [displayName, displayName.slice(0, -' Trigger'.length)]
+		: [displayName];
 }
 
 /** The account's numbers as the sandbox serves them (to know what the list must offer). */
 async function sandboxNumbers(sandbox) {
-	const response = await fetch(`${sandbox.accountBaseUrl}/v1/numbers`, { headers: { authorization: `Bearer ${sandbox.credentials.account.unrestricted}` } });
+	const response = await fetch(`${sandbox.accountBaseUrl}/v1/numbers`, {
+		headers: { authorization: `Bearer ${sandbox.credentials.account.unrestricted}` },
+	});
 	if (!response.ok) throw new E2eError(`the sandbox's GET /v1/numbers answered ${response.status}`);
 	const { numbers } = await response.json();
 	return numbers;
 }
 
 async function sandboxSentSms(sandbox, body) {
-	const response = await fetch(`${sandbox.accountBaseUrl}/v1/sms?direction=sent`, { headers: { authorization: `Bearer ${sandbox.credentials.account.unrestricted}` } });
+	const response = await fetch(`${sandbox.accountBaseUrl}/v1/sms?direction=sent`, {
+		headers: { authorization: `Bearer ${sandbox.credentials.account.unrestricted}` },
+	});
 	if (!response.ok) throw new E2eError(`the sandbox's GET /v1/sms answered ${response.status}`);
 	const { messages } = await response.json();
 	return messages.find((message) => message.body === body);
@@ -69,7 +75,15 @@ function smsPosts(sandbox) {
  *                workflows to open; a webhook trigger's editor must show a production URL
  *                with the path webhookUrl
  */
-async function runEditorChecks({ url, packageName, nodes, sendSms, sandbox, canvas, triggers = [] }) {
+async function runEditorChecks({
+	url,
+	packageName,
+	nodes,
+	sendSms,
+	sandbox,
+	canvas,
+	triggers = [],
+}) {
 	const iconPath = `/icons/${packageName}/`;
 	await setupOwner(url, OWNER);
 	const session = await openSession({ screenshotsDir: SCREENSHOTS, deadlineMs: SESSION_LIMIT_MS });
@@ -88,7 +102,9 @@ async function runEditorChecks({ url, packageName, nodes, sendSms, sandbox, canv
 			const shown = page.locator('[data-test-id=node-creator-item-name]');
 			await page.waitForFunction(
 				(wanted) => {
-					const names = [...document.querySelectorAll('[data-test-id=node-creator-item-name]')].map((e) => e.textContent.trim());
+					const names = [...document.querySelectorAll('[data-test-id=node-creator-item-name]')].map(
+						(e) => e.textContent.trim(),
+					);
 					return wanted.every((options) => options.some((name) => names.includes(name)));
 				},
 				nodes.map((node) => listedNames(node.displayName)),
@@ -96,20 +112,43 @@ async function runEditorChecks({ url, packageName, nodes, sendSms, sandbox, canv
 			const names = (await shown.allInnerTexts()).map((name) => name.trim());
 			for (const node of nodes) {
 				const listedAs = listedNames(node.displayName).find((name) => names.includes(name));
-				const item = page.locator('[data-test-id=item-iterator-item]').filter({ has: page.locator('[data-test-id=node-creator-item-name]', { hasText: exactly(listedAs) }) });
+				const item = page
+					.locator('[data-test-id=item-iterator-item]')
+					.filter({
+						has: page.locator('[data-test-id=node-creator-item-name]', {
+							hasText: exactly(listedAs),
+						}),
+					});
 				await expectIconLoaded(item, `nodes panel, "${listedAs}"`, iconPath);
 			}
-			log(`  browser: the panel lists ${nodes.map((node) => node.displayName).join(', ')}, each with its icon loaded`);
+			log(
+				`  browser: the panel lists ${nodes.map((node) => node.displayName).join(', ')}, each with its icon loaded`,
+			);
 		});
 
 		await step(`add ${sendSms.node} "${sendSms.action}"`, async () => {
-			await page.locator('[data-test-id=node-creator-item-name]', { hasText: exactly(sendSms.node) }).first().click();
-			await page.locator('[data-test-id=node-creator-item-name]', { hasText: exactly(sendSms.action) }).first().click();
+			await page
+				.locator('[data-test-id=node-creator-item-name]', { hasText: exactly(sendSms.node) })
+				.first()
+				.click();
+			await page
+				.locator('[data-test-id=node-creator-item-name]', { hasText: exactly(sendSms.action) })
+				.first()
+				.click();
 			await ndv.waitFor({ state: 'visible' });
 			await expectIconLoaded(ndv, 'node editor header', iconPath);
-			for (const [name, expected] of [['resource', sendSms.resource], ['operation', sendSms.operation]]) {
-				const shownValue = await ndv.locator(`[data-test-id=parameter-input-${name}] input`).first().inputValue();
-				if (shownValue !== expected) throw new E2eError(`the node editor opened with ${name} "${shownValue}", expected "${expected}"`);
+			for (const [name, expected] of [
+				['resource', sendSms.resource],
+				['operation', sendSms.operation],
+			]) {
+				const shownValue = await ndv
+					.locator(`[data-test-id=parameter-input-${name}] input`)
+					.first()
+					.inputValue();
+				if (shownValue !== expected)
+					throw new E2eError(
+						`the node editor opened with ${name} "${shownValue}", expected "${expected}"`,
+					);
 			}
 		});
 
@@ -125,35 +164,57 @@ async function runEditorChecks({ url, packageName, nodes, sendSms, sandbox, canv
 			await modal.waitFor({ state: 'visible' });
 			await expectIconLoaded(modal, 'credential form', iconPath);
 			await modal.locator('[data-test-id=parameter-input-apiKey] input').fill('key_test_abc');
-			await modal.locator('[data-test-id=parameter-input-baseUrl] input').fill(sandbox.accountBaseUrl);
-			const tested = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/rest/credentials/test');
+			await modal
+				.locator('[data-test-id=parameter-input-baseUrl] input')
+				.fill(sandbox.accountBaseUrl);
+			const tested = page.waitForResponse(
+				(r) =>
+					r.request().method() === 'POST' && new URL(r.url()).pathname === '/rest/credentials/test',
+			);
 			await modal.locator('[data-test-id=credential-save-button]').click();
 			const verdict = (await (await tested).json()).data;
-			if (verdict.status === 'OK') throw new E2eError('n8n\'s credential test passed with the key "key_test_abc"');
+			if (verdict.status === 'OK')
+				throw new E2eError('n8n\'s credential test passed with the key "key_test_abc"');
 			// n8n shows "Couldn't connect with these settings"; a long message sits behind "More details".
 			const message = modal.getByText('start with "acc_"', { exact: false }).first();
 			const details = modal.getByText('More details', { exact: true });
 			await message.or(details).first().waitFor({ state: 'visible' });
 			if (!(await message.isVisible())) await details.click();
 			await message.waitFor({ state: 'visible' }).catch(async () => {
-				throw new E2eError(`the credential form did not say that Account API keys start with "acc_"; it shows: ${await textOf(modal)}`);
+				throw new E2eError(
+					`the credential form did not say that Account API keys start with "acc_"; it shows: ${await textOf(modal)}`,
+				);
 			});
 		});
 
-		await step('credential form: the sandbox\'s key passes n8n\'s credential test', async () => {
-			const name = ((await modal.locator('[data-test-id=credential-name]').getAttribute('title')) || '').trim();
-			await modal.locator('[data-test-id=parameter-input-apiKey] input').fill(sandbox.credentials.account.unrestricted);
-			const tested = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/rest/credentials/test');
+		await step("credential form: the sandbox's key passes n8n's credential test", async () => {
+			const name = (
+				(await modal.locator('[data-test-id=credential-name]').getAttribute('title')) || ''
+			).trim();
+			await modal
+				.locator('[data-test-id=parameter-input-apiKey] input')
+				.fill(sandbox.credentials.account.unrestricted);
+			const tested = page.waitForResponse(
+				(r) =>
+					r.request().method() === 'POST' && new URL(r.url()).pathname === '/rest/credentials/test',
+			);
 			await modal.locator('[data-test-id=credential-save-button]').click();
 			const verdict = (await (await tested).json()).data;
-			if (verdict.status !== 'OK') throw new E2eError(`n8n's credential test failed: ${verdict.message}`);
+			if (verdict.status !== 'OK')
+				throw new E2eError(`n8n's credential test failed: ${verdict.message}`);
 			// Once the saved credential's test passes, n8n closes the form (a failed test keeps it open).
 			await modal.waitFor({ state: 'hidden' });
-			const selected = await ndv.locator('[data-test-id=node-credentials-select] input').first().inputValue();
-			if (name && selected !== name) throw new E2eError(`the node uses the credential "${selected}", not the new "${name}"`);
+			const selected = await ndv
+				.locator('[data-test-id=node-credentials-select] input')
+				.first()
+				.inputValue();
+			if (name && selected !== name)
+				throw new E2eError(`the node uses the credential "${selected}", not the new "${name}"`);
 			// Opened again, the form tests the saved credential and says so.
 			await ndv.locator('[data-test-id=credential-edit-button]').click();
-			await modal.locator('[data-test-id=credentials-config-container-test-success]').waitFor({ state: 'visible' });
+			await modal
+				.locator('[data-test-id=credentials-config-container-test-success]')
+				.waitFor({ state: 'visible' });
 			await modal.getByRole('button', { name: /close/i }).click();
 			await modal.waitFor({ state: 'hidden' });
 			log(`  browser: credential "${selected}" saved; n8n: ${verdict.message}`);
@@ -161,20 +222,33 @@ async function runEditorChecks({ url, packageName, nodes, sendSms, sandbox, canv
 
 		const numbers = await sandboxNumbers(sandbox);
 		const main = numbers.find((number) => number.phoneDocId === sandbox.numbers.main);
-		if (!main || !main.smsNumber) throw new E2eError(`the sandbox lists no SMS number ${sandbox.numbers.main}`);
+		if (!main || !main.smsNumber)
+			throw new E2eError(`the sandbox lists no SMS number ${sandbox.numbers.main}`);
 		const cannotSms = numbers.filter((number) => !number.smsNumber || number.smsEnabled === false);
 
 		await step(`"${sendSms.locator}" From list offers the sandbox's SMS numbers only`, async () => {
 			const locator = ndv.locator(`[data-test-id=resource-locator-${sendSms.locatorName}]`);
 			await locator.locator('[data-test-id=rlc-input]').click();
 			const item = page.locator('[data-test-id=rlc-item]').filter({ hasText: main.smsNumber });
-			await item.first().waitFor({ state: 'visible' }).catch(async () => {
-				throw new E2eError(`the list does not offer ${main.smsNumber} (${main.phoneDocId}); it shows: ${(await page.locator('[data-test-id=rlc-item]').allInnerTexts()).join(' | ') || 'nothing'}`);
-			});
+			await item
+				.first()
+				.waitFor({ state: 'visible' })
+				.catch(async () => {
+					throw new E2eError(
+						`the list does not offer ${main.smsNumber} (${main.phoneDocId}); it shows: ${(await page.locator('[data-test-id=rlc-item]').allInnerTexts()).join(' | ') || 'nothing'}`,
+					);
+				});
 			await snapshot('the number list, open');
-			const offered = (await page.locator('[data-test-id=rlc-item]').allInnerTexts()).map((text) => text.trim());
-			const wrong = cannotSms.filter((number) => offered.some((text) => text.includes(number.voiceNumber)));
-			if (wrong.length > 0) throw new E2eError(`SMS Send offers numbers that cannot send SMS (${wrong.map((n) => n.phoneDocId).join(', ')}): ${offered.join(' | ')}`);
+			const offered = (await page.locator('[data-test-id=rlc-item]').allInnerTexts()).map((text) =>
+				text.trim(),
+			);
+			const wrong = cannotSms.filter((number) =>
+				offered.some((text) => text.includes(number.voiceNumber)),
+			);
+			if (wrong.length > 0)
+				throw new E2eError(
+					`SMS Send offers numbers that cannot send SMS (${wrong.map((n) => n.phoneDocId).join(', ')}): ${offered.join(' | ')}`,
+				);
 			await item.first().click();
 			log(`  browser: the list offers ${offered.length} number(s): ${offered.join(' | ')}`);
 		});
@@ -186,23 +260,45 @@ async function runEditorChecks({ url, packageName, nodes, sendSms, sandbox, canv
 			const before = smsPosts(sandbox).length;
 			await ndv.locator('[data-test-id=node-execute-button]').first().click();
 			const output = page.locator('[data-test-id=output-panel]');
-			await output.locator('[data-test-id=ndv-data-container]').getByText('messageId', { exact: true }).first().waitFor({ state: 'visible', timeout: 90000 }).catch(async () => {
-				throw new E2eError(`no item with a messageId in the output panel; it shows: ${await textOf(output)}`);
-			});
+			await output
+				.locator('[data-test-id=ndv-data-container]')
+				.getByText('messageId', { exact: true })
+				.first()
+				.waitFor({ state: 'visible', timeout: 90000 })
+				.catch(async () => {
+					throw new E2eError(
+						`no item with a messageId in the output panel; it shows: ${await textOf(output)}`,
+					);
+				});
 			const posts = smsPosts(sandbox).slice(before);
-			if (posts.length !== 1) throw new E2eError(`the sandbox received ${posts.length} POST /v1/sms from Execute step, expected 1`);
+			if (posts.length !== 1)
+				throw new E2eError(
+					`the sandbox received ${posts.length} POST /v1/sms from Execute step, expected 1`,
+				);
 			const [post] = posts;
-			if (post.status !== 201) throw new E2eError(`the sandbox answered the SMS with ${post.status} ${post.error || ''}`);
+			if (post.status !== 201)
+				throw new E2eError(`the sandbox answered the SMS with ${post.status} ${post.error || ''}`);
 			const expected = { phoneDocId: main.phoneDocId, to: '+447700900123', message };
 			for (const [field, value] of Object.entries(expected)) {
-				if (post.body[field] !== value) throw new E2eError(`the SMS's ${field} was ${JSON.stringify(post.body[field])}, expected ${JSON.stringify(value)}`);
+				if (post.body[field] !== value)
+					throw new E2eError(
+						`the SMS's ${field} was ${JSON.stringify(post.body[field])}, expected ${JSON.stringify(value)}`,
+					);
 			}
 			const sent = await sandboxSentSms(sandbox, message);
 			if (!sent) throw new E2eError('the sandbox has no record of the SMS');
-			await output.getByText(sent.messageId, { exact: true }).first().waitFor({ state: 'visible' }).catch(async () => {
-				throw new E2eError(`the output panel does not show the sandbox's messageId ${sent.messageId}; it shows: ${await textOf(output)}`);
-			});
-			log(`  browser: Execute step sent ${sent.messageId} from ${sent.fromNumber} to ${sent.toNumber}; the output panel shows it`);
+			await output
+				.getByText(sent.messageId, { exact: true })
+				.first()
+				.waitFor({ state: 'visible' })
+				.catch(async () => {
+					throw new E2eError(
+						`the output panel does not show the sandbox's messageId ${sent.messageId}; it shows: ${await textOf(output)}`,
+					);
+				});
+			log(
+				`  browser: Execute step sent ${sent.messageId} from ${sent.fromNumber} to ${sent.toNumber}; the output panel shows it`,
+			);
 			// Every run keeps this one view (the README points at it): the node editor after Execute step.
 			fs.mkdirSync(SCREENSHOTS, { recursive: true });
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'last-run-sms-send-output.png') });
@@ -231,7 +327,9 @@ async function runEditorChecks({ url, packageName, nodes, sendSms, sandbox, canv
 		for (const trigger of triggers) {
 			await step(`open the published "${trigger.name}" workflow`, async () => {
 				await page.goto(`${url}/workflow/${trigger.workflowId}`);
-				const node = page.locator(`[data-test-id=canvas-node][data-node-type="${trigger.type}"]`).first();
+				const node = page
+					.locator(`[data-test-id=canvas-node][data-node-type="${trigger.type}"]`)
+					.first();
 				await node.waitFor({ state: 'visible' });
 				await expectIconLoaded(node, `canvas, ${trigger.name}`, iconPath);
 				await node.dblclick();
@@ -241,15 +339,29 @@ async function runEditorChecks({ url, packageName, nodes, sendSms, sandbox, canv
 					await ndv.getByText('Webhook URLs', { exact: true }).first().click();
 					const production = ndv.getByText('Production URL', { exact: true }).first();
 					await production.click();
-					await ndv.locator('.webhook-url', { hasText: trigger.webhookUrl }).first().waitFor({ state: 'visible' }).catch(async () => {
-						throw new E2eError(`the node editor does not show a production URL ending in ${trigger.webhookUrl}; it shows: ${(await ndv.locator('.webhook-url').allInnerTexts()).join(' | ') || 'no URL'}`);
-					});
-					log(`  browser: the production URL shown: ${(await textOf(ndv.locator('.webhook-url', { hasText: trigger.webhookUrl }).first())) || '?'}`);
+					await ndv
+						.locator('.webhook-url', { hasText: trigger.webhookUrl })
+						.first()
+						.waitFor({ state: 'visible' })
+						.catch(async () => {
+							throw new E2eError(
+								`the node editor does not show a production URL ending in ${trigger.webhookUrl}; it shows: ${(await ndv.locator('.webhook-url').allInnerTexts()).join(' | ') || 'no URL'}`,
+							);
+						});
+					log(
+						`  browser: the production URL shown: ${(await textOf(ndv.locator('.webhook-url', { hasText: trigger.webhookUrl }).first())) || '?'}`,
+					);
 				}
 				for (const text of trigger.shows || []) {
-					await ndv.getByText(text, { exact: false }).first().waitFor({ state: 'visible' }).catch(async () => {
-						throw new E2eError(`the node editor does not show "${text}"; it shows: ${await textOf(ndv, 600)}`);
-					});
+					await ndv
+						.getByText(text, { exact: false })
+						.first()
+						.waitFor({ state: 'visible' })
+						.catch(async () => {
+							throw new E2eError(
+								`the node editor does not show "${text}"; it shows: ${await textOf(ndv, 600)}`,
+							);
+						});
 				}
 				await snapshot(`${trigger.name}, node editor`);
 				await page.locator('[data-test-id=ndv-close-button]').click();

@@ -50,7 +50,9 @@ async function packPackage(packageDir, destDir) {
 	const packageJson = readJson(packageJsonPath);
 	const declared = declaredN8nFiles(packageJson);
 	if (declared.length === 0) {
-		throw new E2eError(`${packageJson.name}: package.json's "n8n" field lists no nodes or credentials, so n8n would load nothing`);
+		throw new E2eError(
+			`${packageJson.name}: package.json's "n8n" field lists no nodes or credentials, so n8n would load nothing`,
+		);
 	}
 	const missing = declared.filter((file) => !fs.existsSync(path.join(packageDir, file)));
 	if (missing.length > 0) {
@@ -60,17 +62,23 @@ async function packPackage(packageDir, destDir) {
 	}
 	log(`packing ${packageJson.name}@${packageJson.version} from ${packageDir}`);
 	// --ignore-scripts: the build is assumed done; pack exactly what is on disk.
-	const result = await run('npm', ['pack', '--json', '--ignore-scripts', `--pack-destination=${destDir}`], {
-		cwd: packageDir,
-		timeoutMs: 120000,
-		label: 'npm pack',
-	});
+	const result = await run(
+		'npm',
+		['pack', '--json', '--ignore-scripts', `--pack-destination=${destDir}`],
+		{
+			cwd: packageDir,
+			timeoutMs: 120000,
+			label: 'npm pack',
+		},
+	);
 	const [info] = JSON.parse(result.stdout);
 	const tarball = path.join(destDir, info.filename);
 	const packed = new Set(info.files.map((file) => file.path));
 	const notPacked = declared.filter((file) => !packed.has(file.replace(/^\.\//, '')));
 	if (notPacked.length > 0) {
-		throw new E2eError(`${packageJson.name}: the tarball lacks files the "n8n" field declares (${notPacked.join(', ')}); check "files" in package.json`);
+		throw new E2eError(
+			`${packageJson.name}: the tarball lacks files the "n8n" field declares (${notPacked.join(', ')}); check "files" in package.json`,
+		);
 	}
 	log(`packed ${info.filename}: ${info.entryCount} files, ${info.size} bytes`);
 	return { tarball, name: packageJson.name, version: packageJson.version };
@@ -89,14 +97,30 @@ async function installCommunityPackage(packed, userFolder, n8n) {
 	const packageDir = path.join(nodesDir, 'node_modules', packed.name);
 	fs.mkdirSync(packageDir, { recursive: true });
 	log(`installing ${packed.name} into ${packageDir}`);
-	await run('tar', ['-xzf', packed.tarball, '-C', packageDir, '--strip-components=1'], { timeoutMs: 60000 });
+	await run('tar', ['-xzf', packed.tarball, '-C', packageDir, '--strip-components=1'], {
+		timeoutMs: 60000,
+	});
 	const packageJsonPath = path.join(packageDir, 'package.json');
-	const { devDependencies, peerDependencies, optionalDependencies, ...packageJson } = readJson(packageJsonPath);
+	const { devDependencies, peerDependencies, optionalDependencies, ...packageJson } =
+		readJson(packageJsonPath);
 	writeJson(packageJsonPath, packageJson);
 	await run(
 		'npm',
-		['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'],
-		{ cwd: packageDir, env: npmEnv({ PATH: `${n8n.nodeBinDir}${path.delimiter}${process.env.PATH}` }), timeoutMs: NPM_INSTALL_TIMEOUT_MS, label: `npm install (inside ${packed.name})` },
+		[
+			'install',
+			'--audit=false',
+			'--fund=false',
+			'--bin-links=false',
+			'--install-strategy=shallow',
+			'--ignore-scripts=true',
+			'--package-lock=false',
+		],
+		{
+			cwd: packageDir,
+			env: npmEnv({ PATH: `${n8n.nodeBinDir}${path.delimiter}${process.env.PATH}` }),
+			timeoutMs: NPM_INSTALL_TIMEOUT_MS,
+			label: `npm install (inside ${packed.name})`,
+		},
 	);
 	// n8n's ledger of installed packages, as n8n keeps it next to node_modules.
 	writeJson(path.join(nodesDir, 'package.json'), {
@@ -104,11 +128,20 @@ async function installCommunityPackage(packed, userFolder, n8n) {
 		private: true,
 		dependencies: { [packed.name]: packed.version },
 	});
-	const missing = declaredN8nFiles(packageJson).filter((file) => !fs.existsSync(path.join(packageDir, file)));
+	const missing = declaredN8nFiles(packageJson).filter(
+		(file) => !fs.existsSync(path.join(packageDir, file)),
+	);
 	if (missing.length > 0) throw new E2eError(`installed package lacks ${missing.join(', ')}`);
 	const deps = Object.keys(packageJson.dependencies || {});
-	log(`installed ${packed.name}${deps.length ? ` with runtime dependencies: ${deps.join(', ')}` : ' (no runtime dependencies)'}`);
-	await checkLoadsInIsolation(packageDir, declaredN8nFiles(packageJson), Object.keys(peerDependencies || {}), n8n);
+	log(
+		`installed ${packed.name}${deps.length ? ` with runtime dependencies: ${deps.join(', ')}` : ' (no runtime dependencies)'}`,
+	);
+	await checkLoadsInIsolation(
+		packageDir,
+		declaredN8nFiles(packageJson),
+		Object.keys(peerDependencies || {}),
+		n8n,
+	);
 	return packageDir;
 }
 
@@ -124,9 +157,10 @@ async function checkLoadsInIsolation(packageDir, files, peerNames, n8n) {
 	const peersDir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-peers-'));
 	try {
 		for (const name of peerNames) {
-			const source = [path.join(n8n.n8nDir, 'node_modules', name), path.join(n8n.dir, 'node_modules', name)].find((dir) =>
-				fs.existsSync(path.join(dir, 'package.json')),
-			);
+			const source = [
+				path.join(n8n.n8nDir, 'node_modules', name),
+				path.join(n8n.dir, 'node_modules', name),
+			].find((dir) => fs.existsSync(path.join(dir, 'package.json')));
 			if (!source) throw new E2eError(`peer dependency ${name} is not part of n8n's install`);
 			fs.mkdirSync(path.dirname(path.join(peersDir, name)), { recursive: true });
 			fs.symlinkSync(source, path.join(peersDir, name), 'dir');
@@ -147,7 +181,11 @@ async function checkLoadsInIsolation(packageDir, files, peerNames, n8n) {
 			if (problems.length) { console.error(problems.join('\\n')); process.exit(1); }`;
 		const result = await run(n8n.node, ['-e', script], {
 			cwd: packageDir,
-			env: { PATH: `${n8n.nodeBinDir}${path.delimiter}${process.env.PATH}`, NODE_PATH: peersDir, HOME: process.env.HOME || os.homedir() },
+			env: {
+				PATH: `${n8n.nodeBinDir}${path.delimiter}${process.env.PATH}`,
+				NODE_PATH: peersDir,
+				HOME: process.env.HOME || os.homedir(),
+			},
 			timeoutMs: 60000,
 			check: false,
 			label: 'isolated load check',
@@ -157,7 +195,9 @@ async function checkLoadsInIsolation(packageDir, files, peerNames, n8n) {
 				`the installed package does not load on its own (inside n8n a module n8n happens to ship would hide this, until n8n drops it):\n${result.stderr.trim()}`,
 			);
 		}
-		log(`every node and credential file loads with only ${peerNames.join(', ') || 'no modules'} from n8n`);
+		log(
+			`every node and credential file loads with only ${peerNames.join(', ') || 'no modules'} from n8n`,
+		);
 	} finally {
 		fs.rmSync(peersDir, { recursive: true, force: true });
 	}
@@ -171,7 +211,8 @@ async function checkLoadsInIsolation(packageDir, files, peerNames, n8n) {
 async function n8nEnvironment(n8n, userFolder) {
 	const env = {};
 	for (const [key, value] of Object.entries(process.env)) {
-		if (/^(N8N_|DB_|EXECUTIONS_|QUEUE_|GENERIC_TIMEZONE$|NODE_OPTIONS$|NODE_PATH$|npm_)/.test(key)) continue;
+		if (/^(N8N_|DB_|EXECUTIONS_|QUEUE_|GENERIC_TIMEZONE$|NODE_OPTIONS$|NODE_PATH$|npm_)/.test(key))
+			continue;
 		env[key] = value;
 	}
 	const loopback = '127.0.0.1,localhost,::1';
@@ -238,7 +279,9 @@ function splitRawOutput(stdout) {
 		for (let k = ends.length - 1; k >= 0 && ends[k] >= start; k -= 1) {
 			try {
 				const doc = JSON.parse(lines.slice(start, ends[k] + 1).join('\n'));
-				const logLines = [...lines.slice(0, start), ...lines.slice(ends[k] + 1)].filter((line) => line.trim());
+				const logLines = [...lines.slice(0, start), ...lines.slice(ends[k] + 1)].filter((line) =>
+					line.trim(),
+				);
 				return { doc, logLines };
 			} catch {
 				// Try a shorter span.
@@ -265,7 +308,9 @@ function describeRunError(doc) {
 	const error = doc?.data?.resultData?.error;
 	if (!error) return null;
 	const node = error.node?.name ? `node "${error.node.name}" failed: ` : '';
-	const extra = [error.description, error.httpCode && `HTTP ${error.httpCode}`].filter(Boolean).join('; ');
+	const extra = [error.description, error.httpCode && `HTTP ${error.httpCode}`]
+		.filter(Boolean)
+		.join('; ');
 	return `${node}${error.message || 'unknown error'}${extra ? ` (${extra})` : ''}`;
 }
 
@@ -293,10 +338,15 @@ function executionView(runDoc, workflow, server) {
 		items(nodeName) {
 			const runs = runData[nodeName];
 			if (!runs || runs.length === 0) {
-				throw new E2eError(`node "${nodeName}" did not run (nodes that ran: ${Object.keys(runData).join(', ') || 'none'})`);
+				throw new E2eError(
+					`node "${nodeName}" did not run (nodes that ran: ${Object.keys(runData).join(', ') || 'none'})`,
+				);
 			}
 			const last = runs[runs.length - 1];
-			if (last.error) throw new E2eError(`node "${nodeName}" failed: ${last.error.message || JSON.stringify(last.error)}`);
+			if (last.error)
+				throw new E2eError(
+					`node "${nodeName}" failed: ${last.error.message || JSON.stringify(last.error)}`,
+				);
 			return (last.data?.main?.[0] || []).map((item) => item.json);
 		},
 	};
@@ -346,7 +396,10 @@ async function runSuite(suite, options = {}) {
 	// cannot run: kill n8n and npm, ask the fake API to stop, remove the temp folder.
 	current.abort = () => {
 		killAllChildren();
-		if (server) Promise.resolve().then(() => server.stop()).catch(() => {});
+		if (server)
+			Promise.resolve()
+				.then(() => server.stop())
+				.catch(() => {});
 		removeTemp(tempRoot);
 	};
 	// The install above has its own limits; this bounds everything after it.
@@ -372,8 +425,12 @@ async function runSuite(suite, options = {}) {
 		// Credentials and workflows of all scenarios go in with one import each:
 		// every n8n command boots n8n (several seconds).
 		const prepared = suite.scenarios.map((scenario) => {
-			const credentials = scenario.credentials(server).map((credential) => ({ id: n8nId(), ...credential }));
-			const byType = Object.fromEntries(credentials.map((c) => [c.type, { id: c.id, name: c.name }]));
+			const credentials = scenario
+				.credentials(server)
+				.map((credential) => ({ id: n8nId(), ...credential }));
+			const byType = Object.fromEntries(
+				credentials.map((c) => [c.type, { id: c.id, name: c.name }]),
+			);
 			const workflow = { ...scenario.workflow(server, byType) };
 			workflow.id = n8nId();
 			workflow.name = workflow.name || scenario.name;
@@ -382,15 +439,27 @@ async function runSuite(suite, options = {}) {
 		// Live scenarios run against `n8n start`; their workflows are imported with the rest and
 		// published (activated) before the server starts.
 		const live = (suite.liveScenarios || []).map((scenario) => {
-			const credentials = (scenario.credentials ? scenario.credentials(server) : []).map((credential) => ({ id: n8nId(), ...credential }));
-			const byName = Object.fromEntries(credentials.map((c) => [c.name, { id: c.id, name: c.name, type: c.type }]));
-			const workflows = (scenario.workflows ? scenario.workflows(server, byName) : []).map((workflow) => ({ ...workflow, id: n8nId() }));
+			const credentials = (scenario.credentials ? scenario.credentials(server) : []).map(
+				(credential) => ({ id: n8nId(), ...credential }),
+			);
+			const byName = Object.fromEntries(
+				credentials.map((c) => [c.name, { id: c.id, name: c.name, type: c.type }]),
+			);
+			const workflows = (scenario.workflows ? scenario.workflows(server, byName) : []).map(
+				(workflow) => ({ ...workflow, id: n8nId() }),
+			);
 			return { scenario, credentials, workflows };
 		});
 		const credentialsFile = path.join(tempRoot, 'credentials.json');
 		const workflowsFile = path.join(tempRoot, 'workflows.json');
-		writeJson(credentialsFile, [...prepared.flatMap((p) => p.credentials), ...live.flatMap((l) => l.credentials)]);
-		writeJson(workflowsFile, [...prepared.map((p) => p.workflow), ...live.flatMap((l) => l.workflows.map(({ publish, ...workflow }) => workflow))]);
+		writeJson(credentialsFile, [
+			...prepared.flatMap((p) => p.credentials),
+			...live.flatMap((l) => l.credentials),
+		]);
+		writeJson(workflowsFile, [
+			...prepared.map((p) => p.workflow),
+			...live.flatMap((l) => l.workflows.map(({ publish, ...workflow }) => workflow)),
+		]);
 		log('n8n import:credentials');
 		await n8nCli(n8n, env, ['import:credentials', `--input=${credentialsFile}`]);
 		log('n8n import:workflow');
@@ -401,14 +470,18 @@ async function runSuite(suite, options = {}) {
 		for (const { scenario, workflow } of prepared) {
 			log(`scenario "${scenario.name}": n8n execute --id ${workflow.id} --rawOutput`);
 			try {
-				const result = await n8nCli(n8n, env, ['execute', `--id=${workflow.id}`, '--rawOutput'], { check: false });
+				const result = await n8nCli(n8n, env, ['execute', `--id=${workflow.id}`, '--rawOutput'], {
+					check: false,
+				});
 				const { doc, logLines } = splitRawOutput(result.stdout);
 				const logTail = `--- n8n log (without the run JSON) ---\n${tailOf([...logLines, ...result.stderr.split('\n')].filter((l) => l.trim()))}`;
 				const runError = describeRunError(doc);
 				if (runError) throw new E2eError(`workflow failed: ${runError}`, logTail);
-				if (result.code !== 0) throw new E2eError(`n8n execute exited with code ${result.code}`, logTail);
+				if (result.code !== 0)
+					throw new E2eError(`n8n execute exited with code ${result.code}`, logTail);
 				const runDoc = doc ?? parseRawOutput(result.stdout); // throws when there is no JSON
-				if (runDoc.status && runDoc.status !== 'success') throw new E2eError(`execution status is "${runDoc.status}", expected "success"`, logTail);
+				if (runDoc.status && runDoc.status !== 'success')
+					throw new E2eError(`execution status is "${runDoc.status}", expected "success"`, logTail);
 				await scenario.check(executionView(runDoc, workflow, server));
 				passed += 1;
 				log(`PASS ${scenario.name}`);
@@ -430,8 +503,18 @@ async function runSuite(suite, options = {}) {
 				try {
 					n8nServer ??= await startN8n(n8n, env);
 					const byName = Object.fromEntries(workflows.map((w) => [w.name, w]));
-					const allWorkflows = Object.fromEntries(live.flatMap((l) => l.workflows).map((w) => [w.name, w]));
-					await scenario.run({ url: n8nServer.url, env, server, workflows: byName, allWorkflows, tempRoot, packageName: packed.name });
+					const allWorkflows = Object.fromEntries(
+						live.flatMap((l) => l.workflows).map((w) => [w.name, w]),
+					);
+					await scenario.run({
+						url: n8nServer.url,
+						env,
+						server,
+						workflows: byName,
+						allWorkflows,
+						tempRoot,
+						packageName: packed.name,
+					});
 					passed += 1;
 					log(`PASS ${scenario.name}`);
 				} catch (error) {

@@ -40,14 +40,21 @@ async function startN8n(n8n, env) {
 	);
 	const began = Date.now();
 	for (;;) {
-		if (exited) throw new E2eError('n8n start exited before it served requests', [exited.error?.message, ...lines].filter(Boolean).join('\n').slice(-4000));
+		if (exited)
+			throw new E2eError(
+				'n8n start exited before it served requests',
+				[exited.error?.message, ...lines].filter(Boolean).join('\n').slice(-4000),
+			);
 		try {
 			const response = await fetch(`${url}/healthz/readiness`);
 			if (response.ok) break;
 		} catch {
 			// Not listening yet.
 		}
-		if (Date.now() - began > START_TIMEOUT_MS) throw new E2eError(`n8n start did not answer /healthz/readiness within ${START_TIMEOUT_MS / 1000}s`);
+		if (Date.now() - began > START_TIMEOUT_MS)
+			throw new E2eError(
+				`n8n start did not answer /healthz/readiness within ${START_TIMEOUT_MS / 1000}s`,
+			);
 		await sleep(500);
 	}
 	log(`n8n start: serving at ${url} after ${((Date.now() - began) / 1000).toFixed(1)}s`);
@@ -55,15 +62,27 @@ async function startN8n(n8n, env) {
 }
 
 /** The one owner account every live check uses (n8n has a single owner). */
-const OWNER = { email: 'owner@example.com', firstName: 'Owner', lastName: 'E2E', password: 'E2e-password-1' };
+const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Owner',
+	lastName: 'E2E',
+	password: 'E2e-password-1',
+};
 
 /**
  * Sets up n8n's owner account over REST (POST /rest/owner/setup), as the set-up form does.
  * An instance whose owner is already set up answers 400; that is fine, the owner is the same.
  */
 async function setupOwner(url, owner = OWNER) {
-	const setup = await fetch(`${url}/rest/owner/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(owner) });
-	if (!setup.ok && setup.status !== 400) throw new E2eError(`owner set-up answered ${setup.status}: ${(await setup.text()).slice(0, 300)}`);
+	const setup = await fetch(`${url}/rest/owner/setup`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(owner),
+	});
+	if (!setup.ok && setup.status !== 400)
+		throw new E2eError(
+			`owner set-up answered ${setup.status}: ${(await setup.text()).slice(0, 300)}`,
+		);
 	return owner;
 }
 
@@ -71,9 +90,16 @@ async function setupOwner(url, owner = OWNER) {
 async function ownerSession(url, owner = OWNER) {
 	const json = { 'content-type': 'application/json' };
 	await setupOwner(url, owner);
-	const login = await fetch(`${url}/rest/login`, { method: 'POST', headers: json, body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }) });
-	if (!login.ok) throw new E2eError(`login answered ${login.status}: ${(await login.text()).slice(0, 300)}`);
-	const cookie = (login.headers.getSetCookie?.() ?? [login.headers.get('set-cookie')]).map((c) => String(c).split(';')[0]).join('; ');
+	const login = await fetch(`${url}/rest/login`, {
+		method: 'POST',
+		headers: json,
+		body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }),
+	});
+	if (!login.ok)
+		throw new E2eError(`login answered ${login.status}: ${(await login.text()).slice(0, 300)}`);
+	const cookie = (login.headers.getSetCookie?.() ?? [login.headers.get('set-cookie')])
+		.map((c) => String(c).split(';')[0])
+		.join('; ');
 	return {
 		async get(path) {
 			const response = await fetch(`${url}${path}`, { headers: { cookie } });
@@ -90,7 +116,8 @@ async function waitFor(what, probe, { timeoutMs = 60000, intervalMs = 500 } = {}
 	for (;;) {
 		last = await probe();
 		if (last) return last;
-		if (Date.now() - began > timeoutMs) throw new E2eError(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+		if (Date.now() - began > timeoutMs)
+			throw new E2eError(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
 		await sleep(intervalMs);
 	}
 }

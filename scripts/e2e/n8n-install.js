@@ -71,11 +71,21 @@ function npmEnv(extra = {}) {
 	const env = { ...process.env };
 	for (const key of Object.keys(env)) {
 		if (/^npm_(package|lifecycle)_/i.test(key)) delete env[key];
-		if (/^npm_config_(ignore_scripts|nodedir|node_gyp|global|global_prefix|local_prefix|prefix|production|omit|include|dry_run|loglevel|package_lock|save|install_strategy|workspaces?|bin_links|audit|fund|update_notifier)$/i.test(key)) {
+		if (
+			/^npm_config_(ignore_scripts|nodedir|node_gyp|global|global_prefix|local_prefix|prefix|production|omit|include|dry_run|loglevel|package_lock|save|install_strategy|workspaces?|bin_links|audit|fund|update_notifier)$/i.test(
+				key,
+			)
+		) {
 			delete env[key];
 		}
 	}
-	return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra };
+	return {
+		...env,
+		npm_config_audit: 'false',
+		npm_config_fund: 'false',
+		npm_config_update_notifier: 'false',
+		...extra,
+	};
 }
 
 /** Removes staging directories left by runs that were killed. */
@@ -131,7 +141,10 @@ async function checkSqlite(paths) {
 		label: 'sqlite3 load check',
 	});
 	if (result.code !== 0) {
-		throw new E2eError('sqlite3 does not load under Node.js 24 after `npm rebuild sqlite3`', `${result.stdout}${result.stderr}`);
+		throw new E2eError(
+			'sqlite3 does not load under Node.js 24 after `npm rebuild sqlite3`',
+			`${result.stdout}${result.stderr}`,
+		);
 	}
 	return result.stdout.trim();
 }
@@ -146,17 +159,31 @@ async function installInto(dir) {
 	);
 	const paths = layout(dir);
 
-	log(`step 1/4: npm i n8n@${N8N_VERSION} ${NODE_PACKAGE}@${NODE_RANGE} --ignore-scripts (about 3 GB, several minutes)`);
+	log(
+		`step 1/4: npm i n8n@${N8N_VERSION} ${NODE_PACKAGE}@${NODE_RANGE} --ignore-scripts (about 3 GB, several minutes)`,
+	);
 	let stop = heartbeat('npm install of n8n', 30000, () => installedCount(dir));
 	try {
-		await run('npm', ['install', `n8n@${N8N_VERSION}`, `${NODE_PACKAGE}@${NODE_RANGE}`, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-			cwd: dir,
-			env: npmEnv(),
-			timeoutMs: INSTALL_TIMEOUT_MS,
-			echo: '  npm| ',
-			capture: false,
-			label: `npm install n8n@${N8N_VERSION}`,
-		});
+		await run(
+			'npm',
+			[
+				'install',
+				`n8n@${N8N_VERSION}`,
+				`${NODE_PACKAGE}@${NODE_RANGE}`,
+				'--ignore-scripts',
+				'--no-audit',
+				'--no-fund',
+				'--loglevel=error',
+			],
+			{
+				cwd: dir,
+				env: npmEnv(),
+				timeoutMs: INSTALL_TIMEOUT_MS,
+				echo: '  npm| ',
+				capture: false,
+				label: `npm install n8n@${N8N_VERSION}`,
+			},
+		);
 	} finally {
 		stop();
 	}
@@ -164,13 +191,18 @@ async function installInto(dir) {
 	const nodeVersion = (await run(paths.node, ['--version'], { timeoutMs: 30000 })).stdout.trim();
 	log(`installed; Node.js ${nodeVersion} at ${paths.node}`);
 
-	log('step 2/4: npm rebuild sqlite3 (builds its bundled SQLite from source with the Node.js 24 headers)');
+	log(
+		'step 2/4: npm rebuild sqlite3 (builds its bundled SQLite from source with the Node.js 24 headers)',
+	);
 	stop = heartbeat('npm rebuild sqlite3');
 	try {
 		await run('npm', ['rebuild', 'sqlite3', '--no-audit', '--no-fund'], {
 			cwd: dir,
 			// Node.js 24 first on PATH, so npm and node-gyp run on it; its headers for the build.
-			env: npmEnv({ PATH: `${paths.nodeBinDir}${path.delimiter}${process.env.PATH}`, npm_package_config_node_gyp_nodedir: paths.nodeDir }),
+			env: npmEnv({
+				PATH: `${paths.nodeBinDir}${path.delimiter}${process.env.PATH}`,
+				npm_package_config_node_gyp_nodedir: paths.nodeDir,
+			}),
 			timeoutMs: REBUILD_TIMEOUT_MS,
 			capture: false,
 			label: 'npm rebuild sqlite3',
@@ -189,7 +221,11 @@ async function installInto(dir) {
 	try {
 		const result = await run(paths.node, [paths.n8nBin, '--version'], {
 			cwd: scratch,
-			env: { ...process.env, PATH: `${paths.nodeBinDir}${path.delimiter}${process.env.PATH}`, N8N_USER_FOLDER: scratch },
+			env: {
+				...process.env,
+				PATH: `${paths.nodeBinDir}${path.delimiter}${process.env.PATH}`,
+				N8N_USER_FOLDER: scratch,
+			},
 			timeoutMs: 120000,
 			label: 'n8n --version',
 		});
@@ -198,10 +234,17 @@ async function installInto(dir) {
 		fs.rmSync(scratch, { recursive: true, force: true });
 	}
 	if (!n8nVersion.includes(N8N_VERSION)) {
-		throw new E2eError(`n8n --version printed ${JSON.stringify(n8nVersion)}, expected ${N8N_VERSION}`);
+		throw new E2eError(
+			`n8n --version printed ${JSON.stringify(n8nVersion)}, expected ${N8N_VERSION}`,
+		);
 	}
 	// The marker is written last: its presence means every step above succeeded.
-	const marker = { n8n: N8N_VERSION, node: nodeVersion, sqlite: sqliteVersion, installedAt: new Date().toISOString() };
+	const marker = {
+		n8n: N8N_VERSION,
+		node: nodeVersion,
+		sqlite: sqliteVersion,
+		installedAt: new Date().toISOString(),
+	};
 	fs.writeFileSync(paths.marker, `${JSON.stringify(marker, null, 2)}\n`);
 	return marker;
 }
@@ -212,7 +255,9 @@ async function installInto(dir) {
  */
 async function ensureN8n() {
 	if (process.platform !== 'linux' || process.arch !== 'x64') {
-		throw new E2eError(`the real-n8n run needs Linux x64 (it installs ${NODE_PACKAGE}); this is ${process.platform}-${process.arch}`);
+		throw new E2eError(
+			`the real-n8n run needs Linux x64 (it installs ${NODE_PACKAGE}); this is ${process.platform}-${process.arch}`,
+		);
 	}
 	const dir = cacheDir();
 	const existing = process.env.N8N_E2E_REINSTALL === '1' ? null : readComplete(dir);

@@ -142,9 +142,19 @@ function run(command, args, options = {}) {
 				// The group is empty, as it should be.
 			}
 			if (echoer) echoer.flush();
-			const result = { code, signal, stdout: capture ? stdout : stdoutTail.get(), stderr: stderrTail.get() };
+			const result = {
+				code,
+				signal,
+				stdout: capture ? stdout : stdoutTail.get(),
+				stderr: stderrTail.get(),
+			};
 			if (timedOut) {
-				reject(new E2eError(`${label} timed out after ${Math.round(timeoutMs / 1000)}s`, outputOf(result)));
+				reject(
+					new E2eError(
+						`${label} timed out after ${Math.round(timeoutMs / 1000)}s`,
+						outputOf(result),
+					),
+				);
 			} else if (check && code !== 0) {
 				const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
 				reject(new E2eError(`${label} ${how}`, outputOf(result)));
