@@ -40,6 +40,7 @@ async function search(
 	ctx: ILoadOptionsFunctions,
 	filter: string | undefined,
 	wanted: (number: IDataObject) => boolean,
+	label: (number: IDataObject) => string = numberLabel,
 ): Promise<INodeListSearchResult> {
 	const needle = (filter ?? '').trim().toLowerCase();
 	const compact = needle.replace(/[\s()-]/g, '');
@@ -52,8 +53,13 @@ async function search(
 			);
 			return text.some((v) => v.includes(needle) || (compact && v.includes(compact)));
 		})
-		.map((number) => ({ name: numberLabel(number), value: String(number.phoneDocId) }));
+		.map((number) => ({ name: label(number), value: String(number.phoneDocId) }));
 	return { results };
+}
+
+/** SMS Send's entry: the sender first, then the number's label and voice number. */
+export function smsSenderLabel(number: IDataObject): string {
+	return `SMS ${String(number.smsNumber)} · ${String(number.label ?? number.phoneDocId)} · voice ${String(number.voiceNumber ?? '')}`;
 }
 
 /** Every number of the account. */
@@ -69,5 +75,6 @@ export async function getSmsNumbers(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	return await search(this, filter, canSendSms);
+	// The SMS sender is what sends, so it comes first, where a cut-off label still shows it.
+	return await search(this, filter, canSendSms, smsSenderLabel);
 }

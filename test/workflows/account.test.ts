@@ -97,6 +97,7 @@ describe('number', () => {
 			credentials: accountCredentials(sandbox()),
 		});
 		expect(results.map((r) => r.value)).toEqual([sandbox().numbers.main]);
+		expect(results[0].name).toMatch(/^SMS \+447700900001 · /);
 		// ... and that is the list SMS Send's Phone Number field opens, while calls list every number.
 		const listMethod = (operation: string) =>
 			new CommsAccount().description.properties
