@@ -507,6 +507,16 @@ const webhookTriggerScenario = {
  * Every node of the package, read from the built files named in package.json's `n8n` field,
  * as n8n reads them: [{ displayName, type, version, description }].
  */
+const UNIFIED_NODE = 'n8n-nodes-comms-api.commsUnified';
+
+/** The Comms Unified node's voices, as its own description names them, for the browser to find. */
+function voiceCheck(nodes) {
+	const node = nodes.find((n) => n.type === UNIFIED_NODE);
+	const voice = node?.description.properties.find((p) => p.name === 'voice');
+	if (!node || !voice) return undefined;
+	return { type: node.type, name: node.displayName, options: voice.options.map((o) => o.name) };
+}
+
 function packageNodes(repo) {
 	const { name, n8n } = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
 	return n8n.nodes.map((entry) => {
@@ -592,7 +602,9 @@ function editorScenario(repo) {
 						type: node.type,
 						typeVersion: node.version,
 						position: [index * 240, 0],
-						parameters: {},
+						// The Unified node opens on Voice, Make a Call: the browser reads its Voice list.
+						parameters:
+							node.type === UNIFIED_NODE ? { resource: 'voice', operation: 'makeCall' } : {},
 						...(node.description.webhooks ? { webhookId: crypto.randomUUID() } : {}),
 					})),
 					connections: {},
@@ -633,6 +645,7 @@ function editorScenario(repo) {
 				sendSms: sendSmsTexts(nodes),
 				sandbox,
 				canvas: { workflowId: workflows[CANVAS].id },
+				voices: voiceCheck(nodes),
 				triggers,
 			});
 		},

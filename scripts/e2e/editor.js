@@ -82,6 +82,7 @@ async function runEditorChecks({
 	sendSms,
 	sandbox,
 	canvas,
+	voices,
 	triggers = [],
 }) {
 	const iconPath = `/icons/${packageName}/`;
@@ -112,13 +113,11 @@ async function runEditorChecks({
 			const names = (await shown.allInnerTexts()).map((name) => name.trim());
 			for (const node of nodes) {
 				const listedAs = listedNames(node.displayName).find((name) => names.includes(name));
-				const item = page
-					.locator('[data-test-id=item-iterator-item]')
-					.filter({
-						has: page.locator('[data-test-id=node-creator-item-name]', {
-							hasText: exactly(listedAs),
-						}),
-					});
+				const item = page.locator('[data-test-id=item-iterator-item]').filter({
+					has: page.locator('[data-test-id=node-creator-item-name]', {
+						hasText: exactly(listedAs),
+					}),
+				});
 				await expectIconLoaded(item, `nodes panel, "${listedAs}"`, iconPath);
 			}
 			log(
@@ -322,6 +321,37 @@ async function runEditorChecks({
 					await expectIconLoaded(node, `canvas, ${displayName}`, iconPath);
 				}
 			});
+		}
+
+		if (canvas && voices) {
+			await step(
+				`${voices.name}: the Voice list shows the ${voices.options.length} voices`,
+				async () => {
+					const node = page
+						.locator(`[data-test-id=canvas-node][data-node-type="${voices.type}"]`)
+						.first();
+					await node.dblclick();
+					await ndv.waitFor({ state: 'visible' });
+					await ndv.locator('[data-test-id=parameter-input-voice]').click();
+					const wanted = voices.options;
+					await page
+						.waitForFunction((names) => {
+							const shown = [...document.querySelectorAll('li, [role=option]')]
+								.filter((e) => e.offsetParent !== null)
+								.map((e) => e.textContent.trim());
+							return names.every((name) => shown.some((text) => text.startsWith(name)));
+						}, wanted)
+						.catch(async () => {
+							throw new E2eError(`the Voice list does not show all of ${wanted.join(' | ')}`);
+						});
+					log(`  browser: the Voice list shows ${wanted.join(', ')}`);
+					await snapshot(`${voices.name}, Voice list`);
+					await page.keyboard.press('Escape');
+					// Escape may close the node editor too; close it if it is still open.
+					if (await ndv.isVisible()) await page.locator('[data-test-id=ndv-close-button]').click();
+					await ndv.waitFor({ state: 'hidden' });
+				},
+			);
 		}
 
 		for (const trigger of triggers) {
