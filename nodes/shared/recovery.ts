@@ -104,13 +104,28 @@ function recordsOf(page: unknown, listKey: string): IDataObject[] | string {
  * another item's. `unsure`: records that match but whose time cannot be read.
  */
 function decide(
-	candidates: IDataObject[],
-	unsure: number,
-	full: boolean,
-	ids: (record: IDataObject) => string[],
-	shape: (record: IDataObject) => IDataObject,
-	noun: string,
+	matching: IDataObject[],
+	{
+		timeFields,
+		sinceMs,
+		full,
+		ids,
+		shape,
+		noun,
+	}: {
+		/** The record's fields that date it, in order of preference. */
+		timeFields: string[];
+		/** Only records made since then can be this item's. */
+		sinceMs: number;
+		full: boolean;
+		ids: (record: IDataObject) => string[];
+		shape: (record: IDataObject) => IDataObject;
+		noun: string;
+	},
 ): LookupResult {
+	const times = matching.map((record) => timeOf(record, timeFields));
+	const candidates = matching.filter((_, i) => times[i] !== undefined && times[i]! >= sinceMs);
+	const unsure = times.filter((time) => time === undefined).length;
 	if (candidates.length > 1) {
 		return {
 			kind: 'undecided',
@@ -162,19 +177,14 @@ export function matchSentSms(
 			(record.source === undefined || record.source === 'account-api') &&
 			!window.isClaimed(smsIds(record)),
 	);
-	const times = matching.map((record) => timeOf(record, ['sentAt', 'createdAt']));
-	const candidates = matching.filter(
-		(_, i) => times[i] !== undefined && times[i]! >= window.sinceMs,
-	);
-	const unsure = times.filter((time) => time === undefined).length;
-	return decide(
-		candidates,
-		unsure,
-		records.length >= pageLimit,
-		smsIds,
-		(record) => sendResultOf(record, sms),
-		'SMS',
-	);
+	return decide(matching, {
+		timeFields: ['sentAt', 'createdAt'],
+		sinceMs: window.sinceMs,
+		full: records.length >= pageLimit,
+		ids: smsIds,
+		shape: (record) => sendResultOf(record, sms),
+		noun: 'SMS',
+	});
 }
 
 /** The record as the send result the API would have returned. */
@@ -238,19 +248,14 @@ export function matchCreatedCall(
 			agrees(record, 'callPurpose', call.callPurpose) &&
 			!window.isClaimed(callIds(record)),
 	);
-	const times = matching.map((record) => timeOf(record, ['createdAt', 'startedAt']));
-	const candidates = matching.filter(
-		(_, i) => times[i] !== undefined && times[i]! >= window.sinceMs,
-	);
-	const unsure = times.filter((time) => time === undefined).length;
-	return decide(
-		candidates,
-		unsure,
-		records.length >= pageLimit,
-		callIds,
-		(record) => createResultOf(record, call),
-		'call',
-	);
+	return decide(matching, {
+		timeFields: ['createdAt', 'startedAt'],
+		sinceMs: window.sinceMs,
+		full: records.length >= pageLimit,
+		ids: callIds,
+		shape: (record) => createResultOf(record, call),
+		noun: 'call',
+	});
 }
 
 /** The record as the creation result the API would have returned. */
