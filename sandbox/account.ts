@@ -88,14 +88,18 @@ export async function handleAccount(
 		});
 		if (failure) return failureReply(failure, world.settings.accountRequestsPerMinute);
 		const { key, account } = authenticate(world, req, onKey);
-		const { accountRequestsPerMinute, rateWindowSeconds } = world.settings;
+		const { accountRequestsPerMinute, rateWindowSeconds, rateAlgorithm, retryAfter } =
+			world.settings;
 		const limit = world.accountWindow.take(
+			rateAlgorithm,
 			key.key,
 			accountRequestsPerMinute,
 			world.clock.now(),
 			rateWindowSeconds * 1000,
 		);
-		if (!limit.allowed) return rateLimited(limit.retryAfterSeconds, accountRequestsPerMinute);
+		if (!limit.allowed) {
+			return rateLimited(retryAfter ? limit.retryAfterSeconds : null, accountRequestsPerMinute);
+		}
 		await world.holdForLatency();
 		world.settleSoon();
 		return handler({ world, req, key, account });
@@ -121,7 +125,15 @@ function errorReply(
 	return { status, body: { success: false, error: code, message, ...context } };
 }
 
-function rateLimited(retryAfterSeconds: number, perMinute: number): JsonReply {
+/** A 429; with `retryAfterSeconds` null (the `retryAfter` setting off) it names no wait at all. */
+function rateLimited(retryAfterSeconds: number | null, perMinute: number): JsonReply {
+	if (retryAfterSeconds === null) {
+		return errorReply(
+			429,
+			'rate_limited',
+			`Rate limit of ${perMinute} requests per minute exceeded.`,
+		);
+	}
 	const reply = errorReply(
 		429,
 		'rate_limited',

@@ -79,6 +79,8 @@ export interface SettingsPatch {
 	latencyMs?: number;
 	accountRequestsPerMinute?: number;
 	rateWindowSeconds?: number;
+	rateAlgorithm?: 'slidingWindow' | 'tokenBucket';
+	retryAfter?: boolean;
 	unifiedLimits?: Partial<Record<UnifiedService, Partial<ServiceLimit>>>;
 	services?: Partial<Record<UnifiedService, boolean>>;
 }
@@ -227,6 +229,8 @@ export const SETTING_NAMES: readonly (keyof Settings)[] = [
 	'latencyMs',
 	'accountRequestsPerMinute',
 	'rateWindowSeconds',
+	'rateAlgorithm',
+	'retryAfter',
 	'unifiedLimits',
 	'services',
 ];
@@ -524,6 +528,17 @@ export class SandboxControl {
 		}
 		if (patch.rateWindowSeconds !== undefined) {
 			next.rateWindowSeconds = positiveInteger(patch.rateWindowSeconds, 'rateWindowSeconds');
+		}
+		if (patch.rateAlgorithm !== undefined) {
+			next.rateAlgorithm = choice(
+				patch.rateAlgorithm,
+				['slidingWindow', 'tokenBucket'] as const,
+				'rateAlgorithm',
+			);
+		}
+		if (patch.retryAfter !== undefined) {
+			if (typeof patch.retryAfter !== 'boolean') throw bad('retryAfter must be true or false.');
+			next.retryAfter = patch.retryAfter;
 		}
 		if (patch.unifiedLimits !== undefined)
 			knownFields(patch.unifiedLimits, UNIFIED_SERVICES, 'unifiedLimits');

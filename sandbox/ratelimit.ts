@@ -1,8 +1,17 @@
 /**
- * Sliding-window request limits and concurrency caps, measured on the sandbox clock.
+ * Request limits (a sliding window, or a token bucket) and concurrency caps, measured on the
+ * sandbox clock.
  */
 
 export type LimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/** How the per-key limit is counted: `slidingWindow` (the default) or `tokenBucket`. */
+export type RateAlgorithm = 'slidingWindow' | 'tokenBucket';
+
+export interface RateCounter {
+	take(key: string, limit: number, nowMs: number, windowMs?: number): LimitVerdict;
+	clear(): void;
+}
 
 const WINDOW_MS = 60_000;
 
@@ -11,7 +20,7 @@ const WINDOW_MS = 60_000;
  * setting shortens it). A rejected request is not counted, so a client that backs off for
  * `Retry-After` seconds is let through again.
  */
-export class SlidingWindow {
+export class SlidingWindow implements RateCounter {
 	private readonly hits = new Map<string, number[]>();
 
 	/** Records a request for `key` at `nowMs` if fewer than `limit` are in the window. */
@@ -35,6 +44,56 @@ export class SlidingWindow {
 
 	clear(): void {
 		this.hits.clear();
+	}
+}
+
+/**
+ * A token bucket per key: it holds at most `limit` tokens and refills at `limit` per window,
+ * continuously; a request takes one token. A burst of `limit` goes at once, and after that
+ * requests go at the steady rate, never bunched at a window's edge. A rejected request takes
+ * no token.
+ */
+export class TokenBucket implements RateCounter {
+	private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+	take(key: string, limit: number, nowMs: number, windowMs = WINDOW_MS): LimitVerdict {
+		const perMs = limit / windowMs;
+		const bucket = this.buckets.get(key) ?? { tokens: limit, at: nowMs };
+		bucket.tokens = Math.min(limit, bucket.tokens + Math.max(0, nowMs - bucket.at) * perMs);
+		bucket.at = nowMs;
+		this.buckets.set(key, bucket);
+		if (bucket.tokens >= 1) {
+			bucket.tokens -= 1;
+			return { allowed: true };
+		}
+		const waitMs = (1 - bucket.tokens) / perMs;
+		return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+	}
+
+	clear(): void {
+		this.buckets.clear();
+	}
+}
+
+/** Both counters, so a settings change takes effect at the next request. */
+export class RateLimits {
+	private readonly counters: Record<RateAlgorithm, RateCounter> = {
+		slidingWindow: new SlidingWindow(),
+		tokenBucket: new TokenBucket(),
+	};
+
+	take(
+		algorithm: RateAlgorithm,
+		key: string,
+		limit: number,
+		nowMs: number,
+		windowMs: number,
+	): LimitVerdict {
+		return this.counters[algorithm].take(key, limit, nowMs, windowMs);
+	}
+
+	clear(): void {
+		for (const counter of Object.values(this.counters)) counter.clear();
 	}
 }
 

@@ -418,12 +418,19 @@ function limitFor(world: World, key: UnifiedKey, service: UnifiedService): () =>
 	const limits = world.settings.unifiedLimits[service];
 	const bucket = `${key.key}:${service}`;
 	const verdict = world.unifiedWindow.take(
+		world.settings.rateAlgorithm,
 		bucket,
 		limits.perMinute,
 		world.clock.now(),
 		world.settings.rateWindowSeconds * 1000,
 	);
 	if (!verdict.allowed) {
+		if (!world.settings.retryAfter) {
+			throw new UnifiedError(
+				'RATE_LIMITED',
+				`Rate limit of ${limits.perMinute} ${service} requests per minute exceeded.`,
+			);
+		}
 		throw new UnifiedError(
 			'RATE_LIMITED',
 			`Rate limit of ${limits.perMinute} ${service} requests per minute exceeded; retry after ${verdict.retryAfterSeconds} s.`,
@@ -437,7 +444,7 @@ function limitFor(world: World, key: UnifiedKey, service: UnifiedService): () =>
 			'RATE_LIMITED',
 			`More than ${limits.concurrent} concurrent ${service} requests; retry shortly.`,
 			{},
-			1,
+			world.settings.retryAfter ? 1 : null,
 		);
 	}
 	return release;

@@ -9,7 +9,7 @@ import { billCall } from './calls';
 import { Clock } from './clock';
 import { unifiedEvent } from './events';
 import { redactKeys } from './http';
-import { ConcurrencyGate, SlidingWindow } from './ratelimit';
+import { ConcurrencyGate, type RateAlgorithm, RateLimits } from './ratelimit';
 import { seedState } from './seed';
 import type { SandboxState, SmsOrder, TrackedItem, UnifiedService } from './state';
 import { allTracked } from './state';
@@ -38,6 +38,13 @@ export interface Settings {
 	 * Tests and benchmarks shorten it to run the documented rates in seconds, not minutes.
 	 */
 	rateWindowSeconds: number;
+	/** How every rate limit is counted: a sliding window (default) or a token bucket. */
+	rateAlgorithm: RateAlgorithm;
+	/**
+	 * Whether a 429 carries `Retry-After` (header, body field and message hint). The API
+	 * documents none, so clients must cope when it is absent.
+	 */
+	retryAfter: boolean;
 	unifiedLimits: Record<UnifiedService, ServiceLimit>;
 	/** false: SERVICE_UNAVAILABLE. */
 	services: Record<UnifiedService, boolean>;
@@ -51,6 +58,8 @@ export function defaultSettings(smsOrder: SmsOrder): Settings {
 		latencyMs: 0,
 		accountRequestsPerMinute: 600,
 		rateWindowSeconds: 60,
+		rateAlgorithm: 'slidingWindow',
+		retryAfter: true,
 		unifiedLimits: {
 			voice: { perMinute: 10, concurrent: 5 },
 			sms: { perMinute: 100, concurrent: 50 },
@@ -111,8 +120,8 @@ export interface WorldOptions {
 export class World {
 	readonly clock = new Clock();
 	readonly webhooks: WebhookDispatcher;
-	readonly accountWindow = new SlidingWindow();
-	readonly unifiedWindow = new SlidingWindow();
+	readonly accountWindow = new RateLimits();
+	readonly unifiedWindow = new RateLimits();
 	unifiedGate = new ConcurrencyGate();
 	state: SandboxState;
 	settings: Settings;

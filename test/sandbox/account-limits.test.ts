@@ -60,6 +60,49 @@ describe('Account API rate limit', () => {
 		expect((await api().get('/v1/numbers')).status).toBe(200);
 	});
 
+	it('sends no Retry-After, field or wait hint when retryAfter is off', async () => {
+		sandbox().control.updateSettings({ accountRequestsPerMinute: 1, retryAfter: false });
+		await api().get('/v1/numbers');
+		const limited = await api().get('/v1/numbers');
+		expect(limited.status).toBe(429);
+		expect(limited.headers['retry-after']).toBeUndefined();
+		expect(limited.body).toEqual({
+			success: false,
+			error: 'rate_limited',
+			message: 'Rate limit of 1 requests per minute exceeded.',
+		});
+	});
+
+	it('counts with a token bucket when rateAlgorithm is tokenBucket', async () => {
+		sandbox().control.updateSettings({
+			accountRequestsPerMinute: 6,
+			rateWindowSeconds: 60,
+			rateAlgorithm: 'tokenBucket',
+		});
+		// A full bucket: the burst of 6 goes at once, the 7th waits for a token (one per 10 s).
+		for (let i = 0; i < 6; i += 1) expect((await api().get('/v1/numbers')).status).toBe(200);
+		const limited = await api().get('/v1/numbers');
+		expect(limited.status).toBe(429);
+		expect(limited.headers['retry-after']).toBe('10');
+		await sandbox().control.advanceClock(10);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		// Unlike a window, a token refilled is spent at once: the next one is 10 s away again.
+		expect((await api().get('/v1/numbers')).status).toBe(429);
+		await sandbox().control.advanceClock(20);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		expect((await api().get('/v1/numbers')).status).toBe(429);
+	});
+
+	it('refuses an unknown rateAlgorithm and a retryAfter that is not a boolean', () => {
+		expect(() =>
+			sandbox().control.updateSettings({ rateAlgorithm: 'leaky' as 'tokenBucket' }),
+		).toThrow(/rateAlgorithm must be one of: slidingWindow, tokenBucket/);
+		expect(() =>
+			sandbox().control.updateSettings({ retryAfter: 'no' as unknown as boolean }),
+		).toThrow(/retryAfter must be true or false/);
+	});
+
 	it('changes the limit over HTTP control', async () => {
 		const res = await controlApi(sandbox()).post('/settings', { accountRequestsPerMinute: 1 });
 		expect(res.body.settings.accountRequestsPerMinute).toBe(1);

@@ -372,6 +372,24 @@ describe('Unified API: rate limits and concurrency', () => {
 		expect((await test()('voice', 'make_call', voiceData)).status).toBe(200);
 	});
 
+	it('answers a 429 without Retry-After, and counts with a token bucket, as settings ask', async () => {
+		sandbox().control.updateSettings({
+			retryAfter: false,
+			rateAlgorithm: 'tokenBucket',
+			unifiedLimits: { voice: { perMinute: 2 } },
+		});
+		expect((await test()('voice', 'make_call', voiceData)).status).toBe(200);
+		expect((await test()('voice', 'make_call', voiceData)).status).toBe(200);
+		const limited = await test()('voice', 'make_call', voiceData);
+		expectError(limited, 429, 'RATE_LIMITED', 'voice', 'make_call');
+		expect(limited.headers['retry-after']).toBeUndefined();
+		expect(limited.body.message).not.toMatch(/retry after/);
+		// One token comes back every 30 s.
+		await sandbox().control.advanceClock(30);
+		expect((await test()('voice', 'make_call', voiceData)).status).toBe(200);
+		expect((await test()('voice', 'make_call', voiceData)).status).toBe(429);
+	});
+
 	it.each([
 		['sms', 100, 'send', smsData],
 		['email', 200, 'send', emailData],
