@@ -23,29 +23,94 @@ export interface RateLimit {
 	windowMs: number;
 	/** Requests in flight at once. */
 	concurrency: number;
+	/**
+	 * A window's worth of requests goes out over at least this long (default: none), so that
+	 * when another client fills the server's window first, only the few requests sent in the
+	 * moment before the first 429 comes back are refused, not a whole burst.
+	 */
+	spreadMs?: number;
 }
 
-export type Release = () => void;
+/** Share of the window a full window's worth of requests is spread over (3 s of a minute). */
+export const SPREAD_OF_WINDOW = 1 / 20;
 
+/** How an attempt ended, as far as the rate limit is concerned. */
+export type ReleaseResult =
+	/** The server answered and did not refuse it for the rate: it counted. */
+	| 'accepted'
+	/** A 429 without Retry-After: the server's window is full; the request was not counted. */
+	| 'rateLimited'
+	/**
+	 * A 429 naming its own wait (Retry-After): not counted either, and the pause it asks for
+	 * (pauseFor) holds the key; the server said when to come back, so the allowance stays.
+	 */
+	| 'deferred'
+	/** No answer: it may have counted. */
+	| 'unknown';
+
+export type Release = (result?: ReleaseResult) => void;
+
+/**
+ * The limiter's view of the API's rate limit for one key, shared by every execution in this
+ * process. It adapts to what the server says, so that several processes (n8n workers in queue
+ * mode, two n8n instances, n8n beside another client) sharing one key converge on their shares
+ * without talking to each other:
+ *
+ * - **Allowance.** The limiter lets at most `allowance` requests into any window; it starts at
+ *   the documented limit.
+ * - **Cut.** A 429 without Retry-After (the API documents none) means the server's window is
+ *   full, and says nothing of when it frees. The requests this limiter saw accepted in
+ *   the last window are then exactly its share of it: the allowance becomes that (at least 1).
+ *   Requests already in flight when the cut was made do not cut again (they were sent before it),
+ *   and each of them that is accepted adds its place back (the server had counted it).
+ * - **Growth.** Each request accepted after the cut adds `step / allowance` places (additive:
+ *   about `step` a window), and once a whole window has passed since the last cut with no other
+ *   429, each accepted request adds one (the allowance doubles every window, back to the
+ *   documented limit when the others have gone quiet). So a busy key sees at most one probe past
+ *   its share per window, and a freed key is back to full speed within two windows.
+ * - **Spread.** A window's worth goes out over at least `spreadMs`, so a probe past the share
+ *   costs only the few requests sent before the first 429 is back.
+ *
+ * A 429 with Retry-After does not cut: the key waits what the server asked (pauseFor) and the
+ * allowance stays. A refused request takes no place in the window (servers do not count what
+ * they refuse); one without an answer keeps its place, as it may have counted.
+ */
 export class RateLimiter {
 	private inFlight = 0;
-	/** Response times of finished requests still inside the window, oldest first. */
-	private readonly finished: number[] = [];
+	/** Finished requests still inside the window, oldest first: answer time, and whether accepted. */
+	private readonly finished: Array<{ at: number; accepted: boolean }> = [];
 	private readonly waiters: Array<() => void> = [];
 	private pausedUntil = 0;
 	private cancelTimer: (() => void) | undefined;
 	private timerAt = Infinity;
+	private allowanceNow: number;
+	private lastCutAt = -Infinity;
+	/** Requests granted so far, and how many had been when the allowance was last cut. */
+	private grants = 0;
+	private grantsAtCut = 0;
+	private lastGrantAt = -Infinity;
+	/** 429s that cut the allowance (for tests and benchmarks). */
+	cuts = 0;
 
 	constructor(
 		readonly limit: RateLimit,
 		private readonly clock: Clock = systemClock,
-	) {}
+	) {
+		this.allowanceNow = limit.perWindow;
+	}
 
-	/** Waits for a free place; resolves with the function that gives it back. */
+	/** Requests this limiter lets into a window now: the documented limit, or its share after a 429. */
+	get allowance(): number {
+		return Math.max(1, Math.floor(this.allowanceNow));
+	}
+
+	/** Waits for a free place; resolves with the function that gives it back, saying how it ended. */
 	async acquire(signal?: AbortSignal): Promise<Release> {
+		let grantNumber = 0;
 		await new Promise<void>((resolve, reject) => {
 			if (signal?.aborted) return reject(new CancelledError());
 			const grant = () => {
+				grantNumber = ++this.grants;
 				signal?.removeEventListener('abort', onAbort);
 				resolve();
 			};
@@ -59,13 +124,41 @@ export class RateLimiter {
 			this.pump();
 		});
 		let released = false;
-		return () => {
+		return (result: ReleaseResult = 'unknown') => {
 			if (released) return;
 			released = true;
 			this.inFlight--;
-			this.finished.push(this.clock.now());
+			const now = this.clock.now();
+			if (result === 'accepted' || result === 'unknown')
+				this.finished.push({ at: now, accepted: result === 'accepted' });
+			if (result === 'rateLimited') this.onRefused(grantNumber, now);
+			if (result === 'accepted') this.onAccepted(grantNumber, now);
 			this.pump();
 		};
+	}
+
+	private onRefused(grantNumber: number, now: number): void {
+		// Sent before the last cut: the cut already accounts for it.
+		if (grantNumber <= this.grantsAtCut) return;
+		this.prune(now);
+		const share = this.finished.filter((entry) => entry.accepted).length;
+		this.allowanceNow = Math.max(1, Math.min(this.allowanceNow, share));
+		this.lastCutAt = now;
+		this.grantsAtCut = this.grants;
+		this.cuts++;
+	}
+
+	private onAccepted(grantNumber: number, now: number): void {
+		const ceiling = this.limit.perWindow;
+		if (grantNumber <= this.grantsAtCut) {
+			// The server counted it before it was full: part of this limiter's share.
+			this.allowanceNow = Math.min(ceiling, this.allowanceNow + 1);
+		} else if (now - this.lastCutAt >= this.limit.windowMs) {
+			this.allowanceNow = Math.min(ceiling, this.allowanceNow + 1);
+		} else {
+			const step = Math.max(1, ceiling / 50);
+			this.allowanceNow = Math.min(ceiling, this.allowanceNow + step / this.allowanceNow);
+		}
 	}
 
 	/**
@@ -86,15 +179,17 @@ export class RateLimiter {
 	}
 
 	/**
-	 * Milliseconds until the oldest request this limiter counts leaves the rate window: by then
-	 * the server's window has freed a place, whatever the server's window is aligned to. A whole
-	 * window when it counts none (the window may be full of requests from elsewhere).
+	 * Milliseconds until a request this limiter counts leaves the window and frees a place under
+	 * the current allowance (at the earliest, the oldest): by then the server's window has freed
+	 * one too, whatever the server's window is aligned to. A whole window when this limiter
+	 * counts no request that could free one (the window may be full of requests from elsewhere).
 	 */
 	msUntilWindowFrees(): number {
 		const now = this.clock.now();
 		this.prune(now);
-		if (this.finished.length === 0) return this.limit.windowMs;
-		return Math.max(0, this.finished[0] + this.limit.windowMs - now + 1);
+		const over = Math.max(0, this.inFlight + this.finished.length - this.allowance);
+		if (over >= this.finished.length) return this.limit.windowMs;
+		return Math.max(0, this.finished[over].at + this.limit.windowMs - now + 1);
 	}
 
 	/** Requests counted in the current window (for tests and benchmarks). */
@@ -106,7 +201,7 @@ export class RateLimiter {
 	private prune(now: number): void {
 		const horizon = now - this.limit.windowMs;
 		let drop = 0;
-		while (drop < this.finished.length && this.finished[drop] <= horizon) drop++;
+		while (drop < this.finished.length && this.finished[drop].at <= horizon) drop++;
 		if (drop) this.finished.splice(0, drop);
 	}
 
@@ -114,10 +209,13 @@ export class RateLimiter {
 	private waitTime(now: number): number {
 		if (this.inFlight >= this.limit.concurrency) return Infinity;
 		if (now < this.pausedUntil) return this.pausedUntil - now;
+		const gap = (this.limit.spreadMs ?? 0) / this.limit.perWindow;
+		if (gap > 0 && now < this.lastGrantAt + gap) return this.lastGrantAt + gap - now;
 		this.prune(now);
-		if (this.inFlight + this.finished.length < this.limit.perWindow) return 0;
-		if (this.finished.length === 0) return Infinity;
-		return this.finished[0] + this.limit.windowMs - now + 1;
+		const over = this.inFlight + this.finished.length - this.allowance;
+		if (over < 0) return 0;
+		if (over >= this.finished.length) return Infinity;
+		return this.finished[over].at + this.limit.windowMs - now + 1;
 	}
 
 	private pump(): void {
@@ -130,6 +228,7 @@ export class RateLimiter {
 				return;
 			}
 			this.inFlight++;
+			this.lastGrantAt = now;
 			this.waiters.shift()!();
 		}
 	}
@@ -160,7 +259,7 @@ const registry = new Map<string, RateLimiter>();
 export function sharedLimiter(scope: string, limit: RateLimit): RateLimiter {
 	let limiter = registry.get(scope);
 	if (!limiter) {
-		limiter = new RateLimiter(limit);
+		limiter = new RateLimiter(spread(limit));
 		registry.set(scope, limiter);
 	}
 	return limiter;
@@ -171,9 +270,14 @@ export function sharedLimiter(scope: string, limit: RateLimit): RateLimiter {
  * shorter window so that a run takes seconds instead of minutes; nodes never call it.
  */
 export function setSharedLimit(scope: string, limit: RateLimit): RateLimiter {
-	const limiter = new RateLimiter(limit);
+	const limiter = new RateLimiter(spread(limit));
 	registry.set(scope, limiter);
 	return limiter;
+}
+
+/** A limit with the default spread (SPREAD_OF_WINDOW of its window) unless it names one. */
+function spread(limit: RateLimit): RateLimit {
+	return { ...limit, spreadMs: limit.spreadMs ?? limit.windowMs * SPREAD_OF_WINDOW };
 }
 
 /** The limits the API documents. */

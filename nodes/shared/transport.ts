@@ -46,6 +46,7 @@ import {
 import {
 	ACCOUNT_LIMIT,
 	type RateLimiter,
+	type ReleaseResult,
 	sharedLimiter,
 	UNIFIED_LIMITS,
 	type UnifiedService,
@@ -481,12 +482,20 @@ async function dispatch(
 		disableFollowRedirect: true,
 	};
 	const sentAtWallMs = Date.now();
+	// How the limiter learns what the server made of it: a 429 says the key's window is full.
+	let result: ReleaseResult = 'unknown';
 	try {
 		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
 			withCancelSignal(ctx, signal),
 			connection.credentialType,
 			options,
 		)) as IN8nHttpFullResponse;
+		result =
+			response.statusCode !== 429
+				? 'accepted'
+				: response.headers?.['retry-after'] === undefined
+					? 'rateLimited'
+					: 'deferred';
 		const offset = serverClockOffset(response.headers?.date, Date.now());
 		if (offset !== undefined) serverOffsets.set(connection.scope, offset);
 		return { response, sentAtWallMs, failure: undefined, timedOut: false };
@@ -499,7 +508,7 @@ async function dispatch(
 		};
 	} finally {
 		stopTimer();
-		release();
+		release(result);
 	}
 }
 

@@ -6,12 +6,18 @@
  */
 import { runWorkflow } from '../../harness';
 import { TEST_NUMBERS } from '../../sandbox';
-import { setSharedLimit } from '../../nodes/shared/pacing';
+import { ACCOUNT_LIMIT, setSharedLimit } from '../../nodes/shared/pacing';
 import { limiterScope } from '../../nodes/shared/transport';
 import { accountCredentials, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
+
+afterEach(() => {
+	// Each test starts from the documented limit: a limiter carries what it learnt between runs.
+	const { apiKey, baseUrl } = accountCredentials(sandbox()).commsAccountApi;
+	setSharedLimit(limiterScope('account', apiKey, baseUrl), ACCOUNT_LIMIT);
+});
 
 function sendMany(count: number) {
 	const input = items(count, (i) => ({ text: `Message ${i + 1} of ${count}` }));
@@ -40,6 +46,13 @@ function expectEachSentOnce(count: number) {
 
 it('waits out the 429s of a server stricter than the documented limit: no failures, no duplicates, input order kept', async () => {
 	sandbox().control.updateSettings({ accountRequestsPerMinute: 5, rateWindowSeconds: 1 });
+	// The client knows the window's length (the API documents it) and a limit twice the server's.
+	const { apiKey, baseUrl } = accountCredentials(sandbox()).commsAccountApi;
+	setSharedLimit(limiterScope('account', apiKey, baseUrl), {
+		perWindow: 10,
+		windowMs: 1000,
+		concurrency: 10,
+	});
 	const result = await sendMany(15);
 	expect(result.error).toBeUndefined();
 	const output = result.output('Node');

@@ -1,0 +1,235 @@
+/**
+ * A model of several clients sharing one API key, each with its own RateLimiter (as n8n
+ * workers in queue mode do), against a server that enforces a sliding-window limit (and
+ * optionally a cap on concurrent requests), in simulated time. Each client runs its items the
+ * way the transport does: a place from the limiter, the request, the limiter told how it
+ * ended, and on a 429 the retry decision of retry.ts (its wait, and the hold on the key).
+ */
+import type { Clock } from '../../nodes/shared/clock';
+import { RateLimiter, type RateLimit } from '../../nodes/shared/pacing';
+import { decideRetry } from '../../nodes/shared/retry';
+
+interface Timer {
+	at: number;
+	fn: () => void;
+	seq: number;
+	off: boolean;
+}
+
+/** Simulated time: timers fire in order, and the promises they settle run before the next. */
+export class SimClock implements Clock {
+	private time = 0;
+	private seq = 0;
+	private readonly heap: Timer[] = [];
+
+	now(): number {
+		return this.time;
+	}
+
+	setTimer(fn: () => void, ms: number): () => void {
+		const timer = { at: this.time + Math.max(0, ms), fn, seq: this.seq++, off: false };
+		this.push(timer);
+		return () => {
+			timer.off = true;
+		};
+	}
+
+	sleep(ms: number): Promise<void> {
+		return new Promise((resolve) => this.setTimer(resolve, ms));
+	}
+
+	/** Runs every timer due up to `until`. */
+	async runUntil(until: number): Promise<void> {
+		for (;;) {
+			await settle();
+			while (this.heap.length && this.heap[0].off) this.pop();
+			if (!this.heap.length || this.heap[0].at > until) {
+				this.time = Math.max(this.time, until);
+				return;
+			}
+			const timer = this.pop();
+			this.time = Math.max(this.time, timer.at);
+			timer.fn();
+		}
+	}
+
+	private push(timer: Timer): void {
+		const heap = this.heap;
+		heap.push(timer);
+		for (let i = heap.length - 1; i > 0;) {
+			const parent = (i - 1) >> 1;
+			if (!before(heap[i], heap[parent])) break;
+			[heap[i], heap[parent]] = [heap[parent], heap[i]];
+			i = parent;
+		}
+	}
+
+	private pop(): Timer {
+		const heap = this.heap;
+		const top = heap[0];
+		const last = heap.pop()!;
+		if (heap.length) {
+			heap[0] = last;
+			for (let i = 0; ;) {
+				const left = 2 * i + 1;
+				const right = left + 1;
+				let least = i;
+				if (left < heap.length && before(heap[left], heap[least])) least = left;
+				if (right < heap.length && before(heap[right], heap[least])) least = right;
+				if (least === i) break;
+				[heap[i], heap[least]] = [heap[least], heap[i]];
+				i = least;
+			}
+		}
+		return top;
+	}
+}
+
+const before = (a: Timer, b: Timer) => a.at < b.at || (a.at === b.at && a.seq < b.seq);
+
+async function settle(): Promise<void> {
+	for (let i = 0; i < 5; i++) await Promise.resolve();
+	await new Promise((resolve) => setImmediate(resolve));
+}
+
+export interface ModelClient {
+	items: number;
+	/** When it starts, in ms of simulated time. */
+	startMs?: number;
+}
+
+export interface ModelRun {
+	/** What every client's limiter is told (the documented limit). */
+	limit: RateLimit;
+	/** What the server enforces. */
+	server: { perWindow: number; windowMs: number; concurrency?: number };
+	clients: ModelClient[];
+	/** One-way latency is half of this, plus up to half of `jitterMs`, each way. */
+	latencyMs: number;
+	jitterMs?: number;
+	/** Whether 429s carry Retry-After (the time until the server's oldest request leaves). */
+	retryAfter?: boolean;
+	seed?: number;
+	horizonMs?: number;
+}
+
+export interface ModelResult {
+	items: number;
+	accepted: number;
+	failed: number;
+	refused: number;
+	/** From the first request the server accepted to the last. */
+	ms: number;
+	/** Whether every client finished before the horizon. */
+	finished: boolean;
+	limiters: RateLimiter[];
+	/** Arrival time of every accepted request. */
+	acceptedAt: number[];
+}
+
+export async function runModel(run: ModelRun): Promise<ModelResult> {
+	let state = run.seed ?? 1;
+	const random = () => {
+		state = (state * 48271) % 2147483647;
+		return state / 2147483647;
+	};
+	const clock = new SimClock();
+	const { server } = run;
+	const window: number[] = [];
+	const acceptedAt: number[] = [];
+	let serverInFlight = 0;
+	let refused = 0;
+	let failed = 0;
+	const oneWay = () => run.latencyMs / 2 + (random() * (run.jitterMs ?? 0)) / 2;
+
+	const request = () =>
+		new Promise<{ status: number; retryAfterMs?: number }>((resolve) => {
+			clock.setTimer(() => {
+				const at = clock.now();
+				while (window.length && window[0] <= at - server.windowMs) window.shift();
+				const ok =
+					window.length < server.perWindow &&
+					(server.concurrency === undefined || serverInFlight < server.concurrency);
+				if (ok) {
+					window.push(at);
+					acceptedAt.push(at);
+					serverInFlight++;
+				}
+				const retryAfterMs =
+					!ok && run.retryAfter
+						? Math.max(1000, Math.ceil(((window[0] ?? at) + server.windowMs - at) / 1000) * 1000)
+						: undefined;
+				clock.setTimer(() => {
+					if (ok) serverInFlight--;
+					resolve({ status: ok ? 200 : 429, retryAfterMs });
+				}, oneWay());
+			}, oneWay());
+		});
+
+	const limiters = run.clients.map(() => new RateLimiter(run.limit, clock));
+	const clients = run.clients.map(async (client, k) => {
+		const limiter = limiters[k];
+		await clock.sleep(client.startMs ?? 0);
+		let next = 0;
+		const lane = async () => {
+			while (next < client.items) {
+				next++;
+				let waitedMs = 0;
+				for (let attempt = 1; ; attempt++) {
+					const release = await limiter.acquire();
+					const answer = await request();
+					release(
+						answer.status !== 429
+							? 'accepted'
+							: answer.retryAfterMs === undefined
+								? 'rateLimited'
+								: 'deferred',
+					);
+					if (answer.status !== 429) break;
+					refused++;
+					const decision = decideRetry(
+						{
+							kind: 'rateLimited',
+							retryAfterMs: answer.retryAfterMs,
+							windowMs: limiter.limit.windowMs,
+							windowFreesInMs: limiter.msUntilWindowFrees(),
+							waitedMs,
+						},
+						attempt,
+						{ idempotent: false, random },
+					);
+					if (decision.action !== 'retry') {
+						failed++;
+						break;
+					}
+					if (decision.holdKeyMs) limiter.pauseFor(decision.holdKeyMs);
+					waitedMs += decision.delayMs;
+					await clock.sleep(decision.delayMs);
+				}
+			}
+		};
+		await Promise.all(Array.from({ length: run.limit.concurrency }, lane));
+	});
+	let finished = false;
+	void Promise.all(clients).then(() => {
+		finished = true;
+	});
+	const horizon = run.horizonMs ?? 60 * 60_000;
+	while (!finished && clock.now() < horizon) await clock.runUntil(clock.now() + 1000);
+	const items = run.clients.reduce((sum, client) => sum + client.items, 0);
+	return {
+		items,
+		accepted: acceptedAt.length,
+		failed,
+		refused,
+		ms: acceptedAt.length ? Math.max(...acceptedAt) - Math.min(...acceptedAt) : 0,
+		finished,
+		limiters,
+		acceptedAt,
+	};
+}
+
+/** The least time `count` requests need under a sliding window of `perWindow`. */
+export function leastMs(count: number, perWindow: number, windowMs: number): number {
+	return Math.floor((count - 1) / perWindow) * windowMs;
+}

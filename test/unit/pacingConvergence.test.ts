@@ -1,0 +1,236 @@
+/**
+ * Several limiters on one key, each in its own process (n8n workers in queue mode), converge
+ * on their shares of the server's window without talking to each other: they learn from the
+ * 429s. Checked in simulated time against a model server (test/support/rateModel.ts), over
+ * a hundred random schedules of up to 1,200 requests each, with the transport's own retry decisions.
+ */
+import fc from 'fast-check';
+import {
+	ACCOUNT_LIMIT,
+	RateLimiter,
+	SPREAD_OF_WINDOW,
+	UNIFIED_LIMITS,
+} from '../../nodes/shared/pacing';
+import { FakeClock } from '../support/fakeClock';
+import { leastMs, runModel } from '../support/rateModel';
+
+const spread = <T extends { windowMs: number }>(limit: T) => ({
+	...limit,
+	spreadMs: limit.windowMs * SPREAD_OF_WINDOW,
+});
+const account = spread(ACCOUNT_LIMIT);
+const sms = spread(UNIFIED_LIMITS.sms);
+
+/** 429s one client can take at a moment its share runs out: what it sends while the first is on its way back. */
+const perContact = (limit: typeof account, latencyMs: number) =>
+	Math.ceil((1.5 * latencyMs) / (limit.spreadMs / limit.perWindow)) + 2;
+
+describe('limiters sharing a key converge without coordination (model)', () => {
+	it('two workers, 600 Account SMS each at 600 a minute, no Retry-After: no failure, near the least time, few 429s', async () => {
+		const result = await runModel({
+			limit: account,
+			server: { perWindow: 600, windowMs: 60_000 },
+			clients: [{ items: 600 }, { items: 600 }],
+			latencyMs: 20,
+			jitterMs: 5,
+		});
+		expect(result.failed).toBe(0);
+		expect(result.accepted).toBe(1200);
+		expect(result.ms / leastMs(1200, 600, 60_000)).toBeLessThanOrEqual(1.05);
+		expect(result.refused / 1200).toBeLessThan(0.05);
+		// Each learnt its share: together they never ask for more than the server's window.
+		const allowances = result.limiters.map((limiter) => limiter.allowance);
+		expect(result.limiters.every((limiter) => limiter.cuts >= 1)).toBe(true);
+		expect(allowances.every((allowance) => allowance < 600)).toBe(true);
+	});
+
+	it('the same for Unified SMS (100 a minute, 50 concurrent on the server) ', async () => {
+		const result = await runModel({
+			limit: sms,
+			server: { perWindow: 100, windowMs: 60_000, concurrency: 50 },
+			clients: [{ items: 100 }, { items: 100 }],
+			latencyMs: 20,
+			jitterMs: 5,
+		});
+		expect(result.failed).toBe(0);
+		expect(result.accepted).toBe(200);
+		expect(result.ms / leastMs(200, 100, 60_000)).toBeLessThanOrEqual(1.05);
+		expect(result.refused).toBeLessThan(10);
+	});
+
+	it('any two workers, any start within a second, any latency up to 50 ms, on Account or Unified SMS', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.record({
+					unified: fc.boolean(),
+					// Parts of a window each worker sends, in thousandths: up to a window each.
+					shares: fc.tuple(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 1000 })),
+					startMs: fc.integer({ min: 0, max: 1000 }),
+					latencyMs: fc.integer({ min: 2, max: 50 }),
+					seed: fc.integer({ min: 1, max: 1_000_000 }),
+				}),
+				async ({ unified, shares, startMs, latencyMs, seed }) => {
+					const limit = unified ? sms : account;
+					const clients = [
+						{ items: Math.ceil((shares[0] * limit.perWindow) / 1000) },
+						{ items: Math.ceil((shares[1] * limit.perWindow) / 1000), startMs },
+					];
+					const items = clients[0].items + clients[1].items;
+					const result = await runModel({
+						limit,
+						server: {
+							perWindow: limit.perWindow,
+							windowMs: limit.windowMs,
+							concurrency: unified ? limit.concurrency : undefined,
+						},
+						clients,
+						latencyMs,
+						jitterMs: latencyMs / 4,
+						seed,
+					});
+					expect(result.failed).toBe(0);
+					expect(result.accepted).toBe(items);
+					// Within 5% of the least time the server allows, the later start counted in.
+					const least = leastMs(items, limit.perWindow, limit.windowMs);
+					if (least > 0) expect(result.ms).toBeLessThanOrEqual(1.05 * (least + startMs));
+					// Each worker pays at most one contact's 429s.
+					expect(result.refused).toBeLessThanOrEqual(2 * perContact(limit, latencyMs));
+				},
+			),
+			{ numRuns: 150 },
+		);
+	}, 120_000);
+
+	it('many windows at once on a key: at most about one probe a window per worker, and no failure', async () => {
+		const result = await runModel({
+			limit: account,
+			server: { perWindow: 600, windowMs: 60_000 },
+			clients: [{ items: 3000 }, { items: 3000 }],
+			latencyMs: 20,
+			jitterMs: 5,
+		});
+		expect(result.failed).toBe(0);
+		expect(result.accepted).toBe(6000);
+		expect(result.ms / leastMs(6000, 600, 60_000)).toBeLessThanOrEqual(1.02);
+		expect(result.refused / 6000).toBeLessThan(0.03);
+	});
+
+	it("a server stricter than documented (300 a minute): it finds the server's limit and keeps to it", async () => {
+		const result = await runModel({
+			limit: account,
+			server: { perWindow: 300, windowMs: 60_000 },
+			clients: [{ items: 1200 }],
+			latencyMs: 20,
+		});
+		expect(result.failed).toBe(0);
+		expect(result.ms / leastMs(1200, 300, 60_000)).toBeLessThanOrEqual(1.03);
+		expect(result.refused / 1200).toBeLessThan(0.03);
+	});
+
+	it('with Retry-After on the 429s, the pauses alone keep them in step', async () => {
+		const result = await runModel({
+			limit: account,
+			server: { perWindow: 600, windowMs: 60_000 },
+			clients: [{ items: 600 }, { items: 600 }],
+			latencyMs: 20,
+			retryAfter: true,
+		});
+		expect(result.failed).toBe(0);
+		expect(result.ms / leastMs(1200, 600, 60_000)).toBeLessThanOrEqual(1.05);
+		expect(result.refused / 1200).toBeLessThan(0.05);
+	});
+});
+
+describe('RateLimiter learning from 429s (unit)', () => {
+	const limit = { perWindow: 10, windowMs: 1000, concurrency: 10 };
+
+	async function take(limiter: RateLimiter, n: number) {
+		return Promise.all(Array.from({ length: n }, () => limiter.acquire()));
+	}
+
+	it('a 429 without Retry-After cuts the allowance to what it saw accepted in the window', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter(limit, clock);
+		const releases = await take(limiter, 5);
+		releases.slice(0, 3).forEach((release) => release('accepted'));
+		releases[3]('rateLimited');
+		expect(limiter.allowance).toBe(3);
+		expect(limiter.cuts).toBe(1);
+		// Sent before the cut: refused, it does not cut again.
+		releases[4]('rateLimited');
+		expect(limiter.cuts).toBe(1);
+	});
+
+	it('a request sent before the cut and accepted after it gives its place back to the share', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter(limit, clock);
+		const releases = await take(limiter, 4);
+		releases[0]('accepted');
+		releases[1]('rateLimited');
+		expect(limiter.allowance).toBe(1);
+		releases[2]('accepted');
+		releases[3]('accepted');
+		expect(limiter.allowance).toBe(3);
+	});
+
+	it('holds new requests to the allowance until the window frees places', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter(limit, clock);
+		const releases = await take(limiter, 3);
+		releases[0]('accepted');
+		releases[1]('accepted');
+		releases[2]('rateLimited');
+		let granted = 0;
+		void limiter.acquire().then(() => granted++);
+		await clock.advance(999);
+		expect(granted).toBe(0);
+		await clock.advance(2);
+		expect(granted).toBe(1);
+	});
+
+	it('a 429 with Retry-After does not cut, and takes no place', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter(limit, clock);
+		const [first, second] = await take(limiter, 2);
+		first('accepted');
+		second('deferred');
+		expect(limiter.allowance).toBe(10);
+		expect(limiter.used).toBe(1);
+	});
+
+	it('grows back to the documented limit once a whole window has passed without another cut', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ perWindow: 100, windowMs: 1000, concurrency: 100 }, clock);
+		const releases = await take(limiter, 3);
+		releases[0]('accepted');
+		releases[1]('accepted');
+		releases[2]('rateLimited');
+		expect(limiter.allowance).toBe(2);
+		// Inside the window after the cut: slow growth (about 2 places a window at this size).
+		await clock.advance(1001);
+		for (const release of await take(limiter, 2)) release('accepted');
+		expect(limiter.allowance).toBeLessThan(10);
+		// A window after the cut: each accepted request adds one, so the allowance doubles.
+		for (let round = 0; round < 8 && limiter.allowance < 100; round++) {
+			await clock.advance(1001);
+			const free = limiter.allowance - limiter.used;
+			for (const release of await take(limiter, free)) release('accepted');
+		}
+		expect(limiter.allowance).toBe(100);
+	});
+
+	it("spreads a window's worth over spreadMs", async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter({ ...limit, spreadMs: 100 }, clock);
+		const grantedAt: number[] = [];
+		const all = Array.from({ length: 5 }, () =>
+			limiter.acquire().then((release) => {
+				grantedAt.push(clock.now());
+				release('accepted');
+			}),
+		);
+		await clock.advance(100);
+		await Promise.all(all);
+		expect(grantedAt).toEqual([0, 10, 20, 30, 40]);
+	});
+});
