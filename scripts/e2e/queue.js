@@ -25,7 +25,9 @@
 // Prints `test:queue: N passed, N failed` last and exits non-zero on any failure.
 //
 // Environment: E2E_VERBOSE=1 echoes every n8n process; E2E_KEEP=1 keeps the temp folder (with
-// each process's log); QUEUE_SMS=0 skips scenario 4; QUEUE_TIMEOUT_MS bounds the whole run
+// each process's log); QUEUE_SMS=0 skips scenario 4; QUEUE_DURABLE_CURSORS=1 runs every process
+// with n8n's durable poll cursors (and the scheduler and publication service they need), and
+// then writes its figures under queueMode.durableCursors, leaving the rest as it was; QUEUE_TIMEOUT_MS bounds the whole run
 // (default 15 min); QUEUE_ACCOUNT_ITEMS / QUEUE_UNIFIED_ITEMS change the burst sizes;
 // REDIS_SERVER another redis-server binary.
 
@@ -46,6 +48,14 @@ const TIMEOUT_MS = Number(process.env.QUEUE_TIMEOUT_MS) || 15 * 60 * 1000;
 const ACCOUNT_ITEMS = Number(process.env.QUEUE_ACCOUNT_ITEMS) || 600;
 const UNIFIED_ITEMS = Number(process.env.QUEUE_UNIFIED_ITEMS) || 100;
 const RUN_SMS = process.env.QUEUE_SMS !== '0';
+/** n8n's durable poll cursors (they need the scheduler and the publication service too). */
+const DURABLE_CURSORS = process.env.QUEUE_DURABLE_CURSORS === '1';
+const DURABLE_CURSORS_ENV = {
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+};
 const TEST_NUMBER = '+447700900123';
 
 const ACCOUNT_LIMIT = 600;
@@ -366,7 +376,15 @@ function writeResults(figures) {
 		if (error.code !== 'ENOENT')
 			throw new E2eError(`could not read ${RESULTS_FILE}: ${error.message}`);
 	}
-	results.queueMode = figures;
+	// A run with durable poll cursors goes under queueMode.durableCursors; the default run
+	// replaces the rest and keeps that.
+	const previous = results.queueMode || {};
+	results.queueMode = DURABLE_CURSORS
+		? { ...previous, durableCursors: figures }
+		: {
+				...figures,
+				...(previous.durableCursors ? { durableCursors: previous.durableCursors } : {}),
+			};
 	fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
 	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, '\t')}\n`);
 	log(`wrote the figures to ${path.relative(REPO, RESULTS_FILE)} under "queueMode"`);
@@ -463,7 +481,11 @@ async function main() {
 		}
 
 		// -- n8n in queue mode: main, two workers, one webhook process, together -------------
-		const queueEnv = rig.queueEnvironment(baseEnv, redis);
+		const queueEnv = {
+			...rig.queueEnvironment(baseEnv, redis),
+			...(DURABLE_CURSORS ? DURABLE_CURSORS_ENV : {}),
+		};
+		figures.durablePollCursors = DURABLE_CURSORS;
 		const mainPort = Number(baseEnv.N8N_PORT);
 		const startBegan = Date.now();
 		const [mainProc, worker1, worker2, webhookProc] = await Promise.all([
@@ -757,10 +779,22 @@ async function webhookTriggerScenario({ sandbox, hook, mainHook }) {
 	};
 }
 
-function smsPolls(sandbox) {
+function smsPollRequests(sandbox) {
 	return sandbox
 		.requests()
 		.filter((r) => r.method === 'GET' && r.path === '/v1/sms' && r.query?.direction === 'received');
+}
+
+/**
+ * The SMS trigger's polls, as times (ms): its answered requests, with those less than 5 s apart
+ * counted as one poll (a poll may read several pages). A request answered 429 is not a poll of
+ * its own: the trigger shares the key with the bursts, and its transport retries.
+ */
+function smsPolls(sandbox) {
+	const answered = smsPollRequests(sandbox)
+		.filter((r) => r.status >= 200 && r.status < 300)
+		.map((r) => Date.parse(r.time));
+	return answered.filter((t, i) => i === 0 || t - answered[i - 1] >= 5000);
 }
 
 /**
@@ -822,7 +856,10 @@ async function smsTriggerScenario({ sandbox, restartMain, lifetimes }) {
 	// activation, so gaps are only compared inside one lifetime); no poll while no main runs,
 	// though the workers and the webhook process stay up.
 	lifetimes[lifetimes.length - 1].to = Date.now();
-	const polls = smsPolls(sandbox).map((p) => Date.parse(p.time));
+	const polls = smsPolls(sandbox);
+	const pollRequests = smsPollRequests(sandbox);
+	const poll429s = pollRequests.filter((r) => r.status === 429).length;
+	const runStart = lifetimes[0].from;
 	const perLifetime = lifetimes.map((life, index) => {
 		const inside = polls.filter((t) => t >= life.from && t <= life.to);
 		const scheduled = inside.slice(1);
@@ -863,6 +900,11 @@ async function smsTriggerScenario({ sandbox, restartMain, lifetimes }) {
 		polls: polls.length,
 		pollSpanMinutes: round(spanMinutes, 2),
 		pollsWhileNoMainRan: outside,
+		pollRequestsAnswered429: poll429s,
+		pollRequests: pollRequests.map((r) => [
+			round((Date.parse(r.time) - runStart) / 1000, 1),
+			r.status,
+		]),
 		mains: perLifetime,
 		problems,
 	};
