@@ -786,15 +786,21 @@ function smsPollRequests(sandbox) {
 }
 
 /**
- * The SMS trigger's polls, as times (ms): its answered requests, with those less than 5 s apart
- * counted as one poll (a poll may read several pages). A request answered 429 is not a poll of
- * its own: the trigger shares the key with the bursts, and its transport retries.
+ * The SMS trigger's polls, as the times (ms) they began. A request is part of the poll before
+ * it when it follows a 429 (the trigger shares the key with the bursts, and its transport
+ * retries a 429 inside the same poll) or comes less than 5 s after the one before (a poll may
+ * read several pages).
  */
 function smsPolls(sandbox) {
-	const answered = smsPollRequests(sandbox)
-		.filter((r) => r.status >= 200 && r.status < 300)
-		.map((r) => Date.parse(r.time));
-	return answered.filter((t, i) => i === 0 || t - answered[i - 1] >= 5000);
+	const polls = [];
+	let previous = null;
+	for (const request of smsPollRequests(sandbox)) {
+		const at = Date.parse(request.time);
+		const samePoll = previous && (previous.status === 429 || at - Date.parse(previous.time) < 5000);
+		if (!samePoll) polls.push(at);
+		previous = request;
+	}
+	return polls;
 }
 
 /**
