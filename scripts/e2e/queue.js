@@ -286,6 +286,14 @@ function burstFigures(entries, { textOf, limit, windowSeconds, items }) {
 	const lastAccepted = acceptedTimes.length ? Math.max(...acceptedTimes) : NaN;
 	const seconds = (lastAccepted - first) / 1000;
 	const least = (Math.ceil(items / limit) - 1) * windowSeconds;
+	// How the sends spread over time: accepted per 10 s from the first request, and when each
+	// 429 came (seconds from the first request), for whoever tunes the limiter.
+	const acceptedPer10s = [];
+	for (const t of acceptedTimes) {
+		const bucket = Math.floor((t - first) / 10000);
+		while (acceptedPer10s.length <= bucket) acceptedPer10s.push(0);
+		acceptedPer10s[bucket] += 1;
+	}
 	return {
 		requests: entries.length,
 		accepted: accepted.length,
@@ -297,6 +305,8 @@ function burstFigures(entries, { textOf, limit, windowSeconds, items }) {
 		firstToLastAcceptedSeconds: round(seconds, 1),
 		leastSeconds: least,
 		timeRatio: least > 0 ? round(seconds / least, 3) : null,
+		acceptedPer10s,
+		secondsOf429s: tooMany.map((e) => round((Date.parse(e.time) - first) / 1000, 1)),
 	};
 }
 
