@@ -63,11 +63,14 @@ export type Release = (result?: ReleaseResult) => void;
  *   the last window are then exactly its share of it: the allowance becomes that (at least 1).
  *   Requests already in flight when the cut was made do not cut again (they were sent before it),
  *   and each of them that is accepted adds its place back (the server had counted it).
- * - **Growth.** Each request accepted after the cut adds `step / allowance` places (additive:
- *   about `step` a window), and once a whole window has passed since the last cut with no other
- *   429, each accepted request adds one (the allowance doubles every window, back to the
- *   documented limit when the others have gone quiet). So a busy key sees at most one probe past
- *   its share per window, and a freed key is back to full speed within two windows.
+ * - **Probes.** The allowance stays at the share until a probe time: a second after a first
+ *   cut (a sixtieth of the window), twice as long after each cut that follows within a window,
+ *   at most a window. From then on a limiter held back by its allowance sends one request more;
+ *   each request accepted then adds two places, so the free places double with each round trip while
+ *   the server has room, back to the documented limit when the others have gone quiet, and the
+ *   next 429 cuts it to the share again. A key shared by busy processes thus sees a few probes
+ *   past the share, then about one a window; a key the others have left is back to full speed
+ *   within seconds.
  * - **Spread.** A window's worth goes out over at least `spreadMs`, so a probe past the share
  *   costs only the few requests sent before the first 429 is back.
  *
@@ -85,6 +88,9 @@ export class RateLimiter {
 	private timerAt = Infinity;
 	private allowanceNow: number;
 	private lastCutAt = -Infinity;
+	/** From when the allowance may grow past the share again, and how long after the cut that was. */
+	private growsAt = -Infinity;
+	private probeAfterMs = 0;
 	/** Requests granted so far, and how many had been when the allowance was last cut. */
 	private grants = 0;
 	private grantsAtCut = 0;
@@ -143,21 +149,29 @@ export class RateLimiter {
 		this.prune(now);
 		const share = this.finished.filter((entry) => entry.accepted).length;
 		this.allowanceNow = Math.max(1, Math.min(this.allowanceNow, share));
+		// The next probe past the share: soon after a first cut, twice as late after each cut
+		// that follows within a window, at most a window later.
+		const firstProbeMs = this.limit.windowMs / 60;
+		this.probeAfterMs =
+			now - this.lastCutAt < this.limit.windowMs
+				? Math.min(this.limit.windowMs, this.probeAfterMs * 2)
+				: firstProbeMs;
 		this.lastCutAt = now;
+		this.growsAt = now + this.probeAfterMs;
 		this.grantsAtCut = this.grants;
 		this.cuts++;
 	}
 
 	private onAccepted(grantNumber: number, now: number): void {
 		const ceiling = this.limit.perWindow;
+		// Sent before the cut: the server counted it before it was full, so it is part of the share.
+		// Sent after the probe time: the server had room, so the allowance grows, and the free
+		// places double with each round trip while it keeps having room.
 		if (grantNumber <= this.grantsAtCut) {
-			// The server counted it before it was full: part of this limiter's share.
 			this.allowanceNow = Math.min(ceiling, this.allowanceNow + 1);
-		} else if (now - this.lastCutAt >= this.limit.windowMs) {
-			this.allowanceNow = Math.min(ceiling, this.allowanceNow + 1);
-		} else {
-			const step = Math.max(1, ceiling / 50);
-			this.allowanceNow = Math.min(ceiling, this.allowanceNow + step / this.allowanceNow);
+		} else if (now >= this.growsAt) {
+			// Two places: one for the request that now holds its place in the window, one more.
+			this.allowanceNow = Math.min(ceiling, this.allowanceNow + 2);
 		}
 	}
 
@@ -214,8 +228,23 @@ export class RateLimiter {
 		this.prune(now);
 		const over = this.inFlight + this.finished.length - this.allowance;
 		if (over < 0) return 0;
-		if (over >= this.finished.length) return Infinity;
-		return this.finished[over].at + this.limit.windowMs - now + 1;
+		const frees =
+			over >= this.finished.length
+				? Infinity
+				: this.finished[over].at + this.limit.windowMs - now + 1;
+		if (this.allowance >= this.limit.perWindow) return frees;
+		// Held by a cut allowance. From the probe time on, probe: one more request, whose
+		// acceptance lets the allowance double from there. Only with nothing in flight, as an
+		// answer still to come grows it anyway.
+		const growsAt = this.growsAt;
+		if (now >= growsAt) {
+			if (over === 0 && this.inFlight === 0) {
+				this.allowanceNow = this.allowance + 1;
+				return 0;
+			}
+			return frees;
+		}
+		return Math.min(frees, growsAt - now);
 	}
 
 	private pump(): void {

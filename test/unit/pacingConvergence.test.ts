@@ -38,10 +38,9 @@ describe('limiters sharing a key converge without coordination (model)', () => {
 		expect(result.accepted).toBe(1200);
 		expect(result.ms / leastMs(1200, 600, 60_000)).toBeLessThanOrEqual(1.05);
 		expect(result.refused / 1200).toBeLessThan(0.05);
-		// Each learnt its share: together they never ask for more than the server's window.
-		const allowances = result.limiters.map((limiter) => limiter.allowance);
+		// Each learnt from the 429s (a cut to its share), then grew back once the others were done.
 		expect(result.limiters.every((limiter) => limiter.cuts >= 1)).toBe(true);
-		expect(allowances.every((allowance) => allowance < 600)).toBe(true);
+		expect(result.limiters.every((limiter) => limiter.allowance === 600)).toBe(true);
 	});
 
 	it('the same for Unified SMS (100 a minute, 50 concurrent on the server) ', async () => {
@@ -173,19 +172,38 @@ describe('RateLimiter learning from 429s (unit)', () => {
 		expect(limiter.allowance).toBe(3);
 	});
 
-	it('holds new requests to the allowance until the window frees places', async () => {
+	it('holds new requests to its share until the probe time, then probes with one request', async () => {
 		const clock = new FakeClock();
-		const limiter = new RateLimiter(limit, clock);
+		const limiter = new RateLimiter({ ...limit, windowMs: 6000 }, clock);
 		const releases = await take(limiter, 3);
 		releases[0]('accepted');
 		releases[1]('accepted');
 		releases[2]('rateLimited');
-		let granted = 0;
-		void limiter.acquire().then(() => granted++);
-		await clock.advance(999);
-		expect(granted).toBe(0);
-		await clock.advance(2);
-		expect(granted).toBe(1);
+		expect(limiter.allowance).toBe(2);
+		const grantedAt: number[] = [];
+		const waiting = Array.from({ length: 4 }, () =>
+			limiter.acquire().then((release) => {
+				grantedAt.push(clock.now());
+				return release;
+			}),
+		);
+		// A first probe a sixtieth of the window (100 ms) after the cut; nothing before.
+		await clock.advance(99);
+		expect(grantedAt).toEqual([]);
+		await clock.advance(1);
+		expect(grantedAt).toEqual([100]);
+		// The probe is accepted: two places more, so two go at once.
+		(await waiting[0])('accepted');
+		await clock.advance(0);
+		expect(grantedAt).toEqual([100, 100, 100]);
+		// One is refused: a second cut, and the next probe twice as late (200 ms on).
+		(await waiting[1])('rateLimited');
+		(await waiting[2])('accepted');
+		await clock.advance(199);
+		expect(grantedAt).toHaveLength(3);
+		await clock.advance(1);
+		expect(grantedAt).toEqual([100, 100, 100, 300]);
+		(await waiting[3])('accepted');
 	});
 
 	it('a 429 with Retry-After does not cut, and takes no place', async () => {
@@ -198,7 +216,7 @@ describe('RateLimiter learning from 429s (unit)', () => {
 		expect(limiter.used).toBe(1);
 	});
 
-	it('grows back to the documented limit once a whole window has passed without another cut', async () => {
+	it('grows back to the documented limit, doubling each round trip, once the others have gone quiet', async () => {
 		const clock = new FakeClock();
 		const limiter = new RateLimiter({ perWindow: 100, windowMs: 1000, concurrency: 100 }, clock);
 		const releases = await take(limiter, 3);
@@ -206,17 +224,17 @@ describe('RateLimiter learning from 429s (unit)', () => {
 		releases[1]('accepted');
 		releases[2]('rateLimited');
 		expect(limiter.allowance).toBe(2);
-		// Inside the window after the cut: slow growth (about 2 places a window at this size).
-		await clock.advance(1001);
-		for (const release of await take(limiter, 2)) release('accepted');
-		expect(limiter.allowance).toBeLessThan(10);
-		// A window after the cut: each accepted request adds one, so the allowance doubles.
-		for (let round = 0; round < 8 && limiter.allowance < 100; round++) {
-			await clock.advance(1001);
-			const free = limiter.allowance - limiter.used;
+		// The probe time: a sixtieth of the window after the cut.
+		await clock.advance(17);
+		// From then on each accepted request adds one: the free places double each round.
+		const rounds: number[] = [];
+		while (limiter.allowance < 100 && rounds.length < 20) {
+			const free = Math.max(1, limiter.allowance - limiter.used);
 			for (const release of await take(limiter, free)) release('accepted');
+			rounds.push(limiter.allowance);
 		}
 		expect(limiter.allowance).toBe(100);
+		expect(rounds.length).toBeLessThanOrEqual(8);
 	});
 
 	it("spreads a window's worth over spreadMs", async () => {
