@@ -17,6 +17,26 @@ function sleep(ms) {
 	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * Ports handed out by this run. freePort() only says a port was free a moment ago, so several
+ * calls before anyone binds (processes started together) can get the same one: never hand out
+ * a port twice.
+ */
+const handedOut = new Set();
+
+/** A free loopback port no other process of this run was given; `reserve` marks taken ones. */
+async function uniquePort(...reserve) {
+	for (const port of reserve) if (port) handedOut.add(Number(port));
+	for (let attempt = 0; attempt < 50; attempt += 1) {
+		const port = await freePort();
+		if (!handedOut.has(port)) {
+			handedOut.add(port);
+			return port;
+		}
+	}
+	throw new E2eError('could not find a free loopback port not already handed out');
+}
+
 /** Processes started here and still running: killed when this process exits. */
 const started = new Set();
 
@@ -130,7 +150,7 @@ async function waitReady(proc, url, timeoutMs) {
  */
 async function startRedis(logDir) {
 	const binary = process.env.REDIS_SERVER || 'redis-server';
-	const port = await freePort();
+	const port = await uniquePort();
 	const proc = startLogged(
 		'redis',
 		binary,
@@ -195,14 +215,14 @@ function queueEnvironment(baseEnv, redis) {
 async function startQueueProcess(n8n, queueEnv, { role, label, logDir, port, extraEnv = {} }) {
 	const env = {
 		...queueEnv,
-		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+		N8N_RUNNERS_BROKER_PORT: String(await uniquePort()),
 		...extraEnv,
 	};
 	let args;
 	let healthUrl;
 	let url = null;
 	if (role === 'worker') {
-		const healthPort = await freePort();
+		const healthPort = await uniquePort();
 		Object.assign(env, {
 			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
 			QUEUE_HEALTH_CHECK_PORT: String(healthPort),
@@ -210,7 +230,7 @@ async function startQueueProcess(n8n, queueEnv, { role, label, logDir, port, ext
 		args = ['worker', `--concurrency=${process.env.QUEUE_WORKER_CONCURRENCY || 10}`];
 		healthUrl = `http://127.0.0.1:${healthPort}/healthz/readiness`;
 	} else {
-		env.N8N_PORT = String(port || (await freePort()));
+		env.N8N_PORT = String(port || (await uniquePort()));
 		args = [role === 'main' ? 'start' : 'webhook'];
 		url = `http://127.0.0.1:${env.N8N_PORT}`;
 		healthUrl = `${url}/healthz/readiness`;
@@ -251,5 +271,6 @@ module.exports = {
 	startLogged,
 	startQueueProcess,
 	startRedis,
+	uniquePort,
 	waitReady,
 };
