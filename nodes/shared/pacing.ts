@@ -65,11 +65,11 @@ export type Release = (result?: ReleaseResult) => void;
  *   and each of them that is accepted adds its place back (the server had counted it).
  * - **Probes.** The allowance stays at the share until a probe time: a second after a first
  *   cut (a sixtieth of the window), twice as long after each cut that follows within a window,
- *   at most a window. From then on a limiter held back by its allowance sends one request more;
+ *   at most a twelfth of the window (5 s). From then on a limiter held back by its allowance sends one request more;
  *   each request accepted then adds two places, so the free places double with each round trip while
  *   the server has room, back to the documented limit when the others have gone quiet, and the
  *   next 429 cuts it to the share again. A key shared by busy processes thus sees a few probes
- *   past the share, then about one a window; a key the others have left is back to full speed
+ *   past the share, then about one every five seconds; a key the others have left is back to full speed
  *   within seconds.
  * - **Spread.** A window's worth goes out over at least `spreadMs`, so a probe past the share
  *   costs only the few requests sent before the first 429 is back.
@@ -150,11 +150,11 @@ export class RateLimiter {
 		const share = this.finished.filter((entry) => entry.accepted).length;
 		this.allowanceNow = Math.max(1, Math.min(this.allowanceNow, share));
 		// The next probe past the share: soon after a first cut, twice as late after each cut
-		// that follows within a window, at most a window later.
+		// that follows within a window, at most a twelfth of the window (5 s of a minute): a probe costs one 429, a late one leaves places unused.
 		const firstProbeMs = this.limit.windowMs / 60;
 		this.probeAfterMs =
 			now - this.lastCutAt < this.limit.windowMs
-				? Math.min(this.limit.windowMs, this.probeAfterMs * 2)
+				? Math.min(this.limit.windowMs / 12, this.probeAfterMs * 2)
 				: firstProbeMs;
 		this.lastCutAt = now;
 		this.growsAt = now + this.probeAfterMs;

@@ -96,6 +96,8 @@ export interface ModelClient {
 	items: number;
 	/** When it starts, in ms of simulated time. */
 	startMs?: number;
+	/** Least ms between two of its requests: a process whose own work paces it (CPU-bound). */
+	workMs?: number;
 }
 
 export interface ModelRun {
@@ -171,9 +173,14 @@ export async function runModel(run: ModelRun): Promise<ModelResult> {
 		const limiter = limiters[k];
 		await clock.sleep(client.startMs ?? 0);
 		let next = 0;
+		let busyUntil = 0;
 		const lane = async () => {
 			while (next < client.items) {
 				next++;
+				if (client.workMs) {
+					busyUntil = Math.max(clock.now(), busyUntil) + client.workMs;
+					await clock.sleep(busyUntil - clock.now());
+				}
 				let waitedMs = 0;
 				for (let attempt = 1; ; attempt++) {
 					const release = await limiter.acquire();

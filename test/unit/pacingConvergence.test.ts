@@ -100,6 +100,27 @@ describe('limiters sharing a key converge without coordination (model)', () => {
 		);
 	}, 120_000);
 
+	it('two workers whose own work paces them (40 ms an item, 12 s for the first window): the tail keeps that pace, no slower', async () => {
+		const result = await runModel({
+			limit: account,
+			server: { perWindow: 600, windowMs: 60_000 },
+			clients: [
+				{ items: 600, workMs: 40 },
+				{ items: 600, workMs: 40 },
+			],
+			latencyMs: 20,
+			jitterMs: 5,
+		});
+		expect(result.failed).toBe(0);
+		const sorted = [...result.acceptedAt].sort((a, b) => a - b);
+		const firstWindowMs = sorted[599] - sorted[0];
+		expect(firstWindowMs).toBeGreaterThan(10_000);
+		// The least the limit allows at the pace the workers can go: the first window's sends,
+		// then the rest a window later at that same pace.
+		expect(result.ms / (60_000 + firstWindowMs)).toBeLessThanOrEqual(1.05);
+		expect(result.refused / 1200).toBeLessThan(0.05);
+	});
+
 	it('many windows at once on a key: at most about one probe a window per worker, and no failure', async () => {
 		const result = await runModel({
 			limit: account,
