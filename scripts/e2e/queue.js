@@ -19,17 +19,22 @@
 //   3. Webhook trigger: signed Comms Unified events posted to the webhook process start
 //      executions on the workers; forged ones get 401; a repeat inside the replay window runs
 //      once, also three copies at the same moment, and a repeat sent to the main.
-//   4. SMS trigger (QUEUE_SMS=0 skips it): polls run only on the main (one poller, not one
-//      per process); a graceful restart of the main during a burst of inbound SMS loses and
-//      repeats nothing.
+//   4. SMS trigger (QUEUE_SMS=0 skips it), on a second Account key so its polls take nothing
+//      of the burst key's limit: polls run only on the main (one poller, not one per process);
+//      a graceful restart of the main during a burst of inbound SMS loses and repeats nothing.
 // Prints `test:queue: N passed, N failed` last and exits non-zero on any failure.
 //
-// Environment: E2E_VERBOSE=1 echoes every n8n process; E2E_KEEP=1 keeps the temp folder (with
-// each process's log); QUEUE_SMS=0 skips scenario 4; QUEUE_DURABLE_CURSORS=1 runs every process
-// with n8n's durable poll cursors (and the scheduler and publication service they need), and
-// then writes its figures under queueMode.durableCursors, leaving the rest as it was; QUEUE_TIMEOUT_MS bounds the whole run
-// (default 15 min); QUEUE_ACCOUNT_ITEMS / QUEUE_UNIFIED_ITEMS change the burst sizes;
-// REDIS_SERVER another redis-server binary.
+// Environment:
+//   E2E_VERBOSE=1             echo every n8n process
+//   E2E_KEEP=1                keep the temp folder, with each process's log (logs/<label>.log)
+//   QUEUE_SMS=0               skip scenario 4
+//   QUEUE_DURABLE_CURSORS=1   run every process with n8n's durable poll cursors (and the
+//                             scheduler and publication service they need); the figures go
+//                             under queueMode.durableCursors, the rest is left as it was
+//   QUEUE_TIMEOUT_MS          bound for the whole run (default 15 min)
+//   QUEUE_ACCOUNT_ITEMS, QUEUE_UNIFIED_ITEMS   burst sizes per execution (600, 100)
+//   QUEUE_WORKER_CONCURRENCY  each worker's --concurrency (10)
+//   REDIS_SERVER              another redis-server binary
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
