@@ -84,6 +84,15 @@ const smsReads = () =>
 const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 const ids = (run: PollRun) => (run.items ?? []).map((item) => item.json.id);
 const idsOf = (records: Array<Record<string, unknown>>) => records.map((r) => r.id);
+/**
+ * A sentAt after every one of `records` and not before now. `intervalSeconds` dates a burst's
+ * later messages ahead of the clock, so a message injected a few milliseconds later would
+ * otherwise sort inside that burst.
+ */
+const after = (records: Array<Record<string, unknown>>) =>
+	new Date(
+		Math.max(Date.now(), ...records.map((r) => Date.parse(r.sentAt as string) + 1)),
+	).toISOString();
 
 function inject(input: Parameters<ReturnType<typeof sandbox>['control']['injectInboundSms']>[0]) {
 	return sandbox().control.injectInboundSms(input);
@@ -286,7 +295,7 @@ describe.each(ORDERS)('results %s', (order) => {
 		expect(ids(await harness.poll())).toEqual(idsOf(a));
 		const restarted = trigger();
 		restarted.restore(JSON.parse(JSON.stringify(harness.storedStaticData)));
-		const b = inject({ count: 2, intervalSeconds: 0.01, body: 'After' });
+		const b = inject({ count: 2, intervalSeconds: 0.01, body: 'After', sentAt: after(a) });
 		expect(ids(await restarted.poll())).toEqual(idsOf(b));
 		expect(await drain(restarted)).toEqual([]);
 	});
@@ -389,10 +398,10 @@ describe('without durable cursors, a crash between the emit and the save', () =>
 		await harness.activate();
 		const a = inject({ count: 2, intervalSeconds: 0.01, body: 'A' });
 		await harness.poll();
-		const b = inject({ count: 2, intervalSeconds: 0.01, body: 'B' });
+		const b = inject({ count: 2, intervalSeconds: 0.01, body: 'B', sentAt: after(a) });
 		const crashed = await harness.poll({ crashBeforeSave: true });
 		expect(ids(crashed)).toEqual(idsOf(b));
-		const c = inject({ count: 1, body: 'C' });
+		const c = inject({ count: 1, body: 'C', sentAt: after(b) });
 		expect(ids(await harness.poll())).toEqual([...idsOf(b), ...idsOf(c)]);
 		expect(ids(crashed)).not.toEqual(expect.arrayContaining(idsOf(a)));
 	});
