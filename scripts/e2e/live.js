@@ -106,6 +106,18 @@ async function ownerSession(url, owner = OWNER) {
 			if (!response.ok) throw new E2eError(`GET ${path} answered ${response.status}`);
 			return (await response.json()).data;
 		},
+		async post(path, body) {
+			const response = await fetch(`${url}${path}`, {
+				method: 'POST',
+				headers: { ...json, cookie },
+				body: JSON.stringify(body),
+			});
+			if (!response.ok)
+				throw new E2eError(
+					`POST ${path} answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+				);
+			return (await response.json()).data;
+		},
 	};
 }
 

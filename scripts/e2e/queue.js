@@ -46,6 +46,7 @@ const { ownerSession, waitFor } = require('./live');
 const { ensureN8n, N8N_VERSION } = require('./n8n-install');
 const { E2eError, log } = require('./proc');
 const rig = require('./queue-rig');
+const { burstFigures, burstWorkflow, executionReader, finishedExecutions } = require('./n8n-runs');
 
 const REPO = path.resolve(__dirname, '..', '..');
 const RESULTS_FILE = path.join(REPO, 'bench', 'results.json');
@@ -83,48 +84,6 @@ function round(value, digits = 2) {
 // ---------------------------------------------------------------------------
 // Workflows.
 // ---------------------------------------------------------------------------
-
-/** Webhook (POST /webhook/<path>) -> Code (body.count items, text "<tag> #i") -> send node. */
-function burstWorkflow(name, webhookPath, sendNode) {
-	const code = [
-		'const { tag, count } = $input.first().json.body;',
-		'return Array.from({ length: count }, (_, i) => ({ json: { text: `${tag} #${i}` } }));',
-	].join('\n');
-	return {
-		name,
-		nodes: [
-			{
-				id: crypto.randomUUID(),
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: crypto.randomUUID(),
-				parameters: {
-					httpMethod: 'POST',
-					path: webhookPath,
-					responseMode: 'onReceived',
-					options: {},
-				},
-			},
-			{
-				id: crypto.randomUUID(),
-				name: 'Make items',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: { jsCode: code },
-			},
-			{ id: crypto.randomUUID(), position: [440, 0], name: 'Send SMS', ...sendNode },
-		],
-		connections: {
-			Webhook: { main: [[{ node: 'Make items', type: 'main', index: 0 }]] },
-			'Make items': { main: [[{ node: 'Send SMS', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-		active: false,
-	};
-}
 
 function triggerWorkflow(name, trigger, collectorUrl, collectPath) {
 	return {
@@ -209,44 +168,6 @@ function workflowsFor(sandbox, creds) {
 // Reading executions from the main (REST, as the owner).
 // ---------------------------------------------------------------------------
 
-function executionReader(n8n, mainUrl) {
-	const flatted = require(path.join(n8n.dir, 'node_modules', 'flatted'));
-	let session = null;
-	const sessionFor = async () => (session ??= await ownerSession(mainUrl()));
-	return {
-		reset() {
-			session = null;
-		},
-		/** Every execution (newest first): { id, workflowId, status, startedAt, stoppedAt, mode }. */
-		async list() {
-			const data = await (await sessionFor()).get('/rest/executions?limit=100');
-			return data.results || data;
-		},
-		/** One execution with its run data parsed. */
-		async get(id) {
-			const execution = await (await sessionFor()).get(`/rest/executions/${id}`);
-			const runData =
-				typeof execution.data === 'string' ? flatted.parse(execution.data) : execution.data;
-			return { ...execution, data: runData };
-		},
-	};
-}
-
-const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
-
-/** Waits until `count` executions of workflowId have finished; resolves to them (oldest first). */
-async function finishedExecutions(reader, workflowId, count, timeoutMs) {
-	return waitFor(
-		`${count} finished execution(s) of workflow ${workflowId}`,
-		async () => {
-			const list = (await reader.list().catch(() => [])).filter((e) => e.workflowId === workflowId);
-			const done = list.filter((e) => FINISHED.has(e.status));
-			return done.length >= count ? done.sort((a, b) => Number(a.id) - Number(b.id)) : null;
-		},
-		{ timeoutMs, intervalMs: 2000 },
-	);
-}
-
 /** The send node's result in one execution: items out, items failed, the error if any. */
 async function sendNodeResult(reader, executionId, expectedItems) {
 	const execution = await reader.get(executionId);
@@ -270,60 +191,6 @@ async function sendNodeResult(reader, executionId, expectedItems) {
 // ---------------------------------------------------------------------------
 // Figures from the sandbox's request log.
 // ---------------------------------------------------------------------------
-
-/**
- * Sends of one burst scenario: the log entries `match` picks; `textOf` reads the SMS text.
- * Least time with a sliding window: the first `limit` at once, each further `limit` a window on.
- */
-function burstFigures(entries, { textOf, limit, windowSeconds, items }) {
-	const accepted = entries.filter((e) => e.status >= 200 && e.status < 300);
-	const tooMany = entries.filter((e) => e.status === 429);
-	const other = entries.filter((e) => !(e.status >= 200 && e.status < 300) && e.status !== 429);
-	const seen = new Map();
-	for (const entry of accepted) {
-		const text = textOf(entry);
-		seen.set(text, (seen.get(text) || 0) + 1);
-	}
-	const duplicates = [...seen.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
-	const times = entries.map((e) => Date.parse(e.time));
-	const acceptedTimes = accepted.map((e) => Date.parse(e.time));
-	const first = times.length ? Math.min(...times) : NaN;
-	const lastAccepted = acceptedTimes.length ? Math.max(...acceptedTimes) : NaN;
-	const seconds = (lastAccepted - first) / 1000;
-	const least = (Math.ceil(items / limit) - 1) * windowSeconds;
-	const sortedAccepted = [...acceptedTimes].sort((a, b) => a - b);
-	const firstWindowSeconds = sortedAccepted.length
-		? (sortedAccepted[Math.min(limit, sortedAccepted.length) - 1] - first) / 1000
-		: NaN;
-	// How the sends spread over time: accepted per 10 s from the first request, and when each
-	// 429 came (seconds from the first request), for whoever tunes the limiter.
-	const acceptedPer10s = [];
-	for (const t of acceptedTimes) {
-		const bucket = Math.floor((t - first) / 10000);
-		while (acceptedPer10s.length <= bucket) acceptedPer10s.push(0);
-		acceptedPer10s[bucket] += 1;
-	}
-	return {
-		requests: entries.length,
-		accepted: accepted.length,
-		distinctAccepted: seen.size,
-		duplicates,
-		received429: tooMany.length,
-		otherErrors: other.length,
-		share429OfSends: round(tooMany.length / Math.max(1, accepted.length), 4),
-		firstToLastAcceptedSeconds: round(seconds, 1),
-		leastSeconds: least,
-		timeRatio: least > 0 ? round(seconds / least, 3) : null,
-		// The least again, at the pace these processes could send: the sliding window lets the
-		// second window's sends go only as the first window's leave it, so the last window can go
-		// no faster than the first went out (the first `limit` accepted, from the first request).
-		firstWindowSeconds: round(firstWindowSeconds, 1),
-		leastAtOwnPaceSeconds: round(least + firstWindowSeconds, 1),
-		timeRatioAtOwnPace: least > 0 ? round(seconds / (least + firstWindowSeconds), 3) : null,
-		acceptedPer10s,
-		secondsOf429s: tooMany.map((e) => round((Date.parse(e.time) - first) / 1000, 1)),
-	};
-}
 
 function burstVerdict(figures, executions, items) {
 	const problems = [];
