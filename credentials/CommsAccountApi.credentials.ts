@@ -25,7 +25,7 @@ export class CommsAccountApi implements ICredentialType {
 	icon: Icon = { light: 'file:../icons/comms.svg', dark: 'file:../icons/comms.dark.svg' };
 
 	documentationUrl =
-		'https://www.npmjs.com/package/n8n-nodes-comms-api#comms-account-api-credential';
+		'https://github.com/n8n-nodes-comms-api/n8n-nodes-comms-api/blob/main/README.md#comms-account-api-credential';
 
 	properties: INodeProperties[] = [
 		{
@@ -43,11 +43,12 @@ export class CommsAccountApi implements ICredentialType {
 			displayName: 'Base URL',
 			name: 'baseUrl',
 			type: 'string',
-			default: 'http://127.0.0.1:4010',
+			default: '',
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				"Where the Comms Account API is: the address in your provider's API documentation or on the dashboard's Account API page, without /v1 (for example https://api.example.com). It must start with https://. The default is the practice sandbox that comes with this package, running on the n8n machine itself; plain http:// is accepted only for such a local address.",
+				"Where the Comms Account API is: the address in your provider's API documentation or on the dashboard's Account API page, without /v1. It must start with https://; plain http:// is accepted only for an address on the n8n machine itself.",
+			hint: 'Running the package\'s repository? Its sandbox ("npm run sandbox") answers at http://127.0.0.1:4010 on the machine it runs on.',
 		},
 	];
 

@@ -34,7 +34,7 @@ export class CommsUnifiedApi implements ICredentialType {
 	icon: Icon = { light: 'file:../icons/comms.svg', dark: 'file:../icons/comms.dark.svg' };
 
 	documentationUrl =
-		'https://www.npmjs.com/package/n8n-nodes-comms-api#comms-unified-api-credential';
+		'https://github.com/n8n-nodes-comms-api/n8n-nodes-comms-api/blob/main/README.md#comms-unified-api-credential';
 
 	properties: INodeProperties[] = [
 		{
@@ -67,11 +67,12 @@ export class CommsUnifiedApi implements ICredentialType {
 			displayName: 'Endpoint URL',
 			name: 'endpointUrl',
 			type: 'string',
-			default: 'http://127.0.0.1:4010/unified',
+			default: '',
 			required: true,
 			placeholder: 'https://api.example.com/unified',
 			description:
-				"The one address every Unified API request is posted to, as given in your provider's API documentation or dashboard (for example https://api.example.com/unified). It must start with https://. The default is the practice sandbox that comes with this package, running on the n8n machine itself; plain http:// is accepted only for such a local address.",
+				"The one address every Unified API request is posted to, as given in your provider's API documentation or dashboard. It must start with https://; plain http:// is accepted only for an address on the n8n machine itself.",
+			hint: 'Running the package\'s repository? Its sandbox ("npm run sandbox") answers at http://127.0.0.1:4010/unified on the machine it runs on.',
 		},
 		{
 			displayName: 'Webhook Secret',

@@ -12,7 +12,7 @@ import {
 	ParseError,
 	type CountryCode,
 	type PhoneNumber,
-} from 'libphonenumber-js/min';
+} from './vendor/libphonenumber';
 
 export class PhoneNumberError extends Error {
 	constructor(
