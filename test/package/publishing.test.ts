@@ -14,6 +14,7 @@ import { parse } from 'yaml';
 
 import { CommsAccountApi } from '../../credentials/CommsAccountApi.credentials';
 import { CommsUnifiedApi } from '../../credentials/CommsUnifiedApi.credentials';
+import { anchors } from '../support/markdown';
 
 const root = path.join(__dirname, '..', '..');
 const readText = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
@@ -60,20 +61,9 @@ describe('CHANGELOG.md', () => {
 	});
 });
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
-function anchor(heading: string): string {
-	return heading
-		.trim()
-		.toLowerCase()
-		.replace(/[^\p{L}\p{N}\s_-]/gu, '')
-		.replace(/\s/g, '-');
-}
-
 describe('documentation links', () => {
 	const readme = `${repository}/blob/main/README.md#`;
-	const anchors = new Set(
-		[...readText('README.md').matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchor(match[1])),
-	);
+	const sections = anchors(readText('README.md'));
 	const links: Array<[string, string]> = [
 		['Comms Account API credential', new CommsAccountApi().documentationUrl],
 		['Comms Unified API credential', new CommsUnifiedApi().documentationUrl],
@@ -90,7 +80,7 @@ describe('documentation links', () => {
 
 	it.each(links)("%s points at a section of the repository's README", (_, url) => {
 		expect(url.startsWith(readme)).toBe(true);
-		expect({ url, section: anchors.has(url.slice(readme.length)) }).toEqual({
+		expect({ url, section: sections.has(url.slice(readme.length)) }).toEqual({
 			url,
 			section: true,
 		});

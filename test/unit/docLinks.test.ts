@@ -5,6 +5,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
+import { anchors, slug } from '../support/markdown';
+
 const root = resolve(__dirname, '..', '..');
 
 function markdownPages(): string[] {
@@ -16,32 +18,6 @@ function markdownPages(): string[] {
 		for (const f of readdirSync(docs)) if (f.endsWith('.md')) pages.push(join('docs', f));
 	}
 	return pages;
-}
-
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
-export function slug(heading: string): string {
-	return heading
-		.trim()
-		.toLowerCase()
-		.replace(/[`*_]/g, '')
-		.replace(/[^\p{L}\p{N}\s-]/gu, '')
-		.replace(/\s/g, '-');
-}
-
-function anchors(markdown: string): Set<string> {
-	const found = new Set<string>();
-	const counts = new Map<string, number>();
-	let fenced = false;
-	for (const line of markdown.split('\n')) {
-		if (line.startsWith('```')) fenced = !fenced;
-		const m = !fenced && /^#{1,6}\s+(.*)$/.exec(line);
-		if (!m) continue;
-		const base = slug(m[1]);
-		const n = counts.get(base) ?? 0;
-		counts.set(base, n + 1);
-		found.add(n ? `${base}-${n}` : base);
-	}
-	return found;
 }
 
 /** The targets of inline links and images outside code fences and code spans. */
