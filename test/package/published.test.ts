@@ -25,8 +25,8 @@ import { PackageDirectoryLoader } from 'n8n-core';
 import type { Icon, INodeType } from 'n8n-workflow';
 
 import { PollHarness, runWorkflow, singleNodeWorkflow } from '../../harness';
-import { limiterScope } from '../../nodes/shared/transport';
 import type { RateLimit, RateLimiter } from '../../nodes/shared/pacing';
+import type { limiterScope } from '../../nodes/shared/transport';
 import { accountCredentials, useSandbox } from '../support/sandbox';
 
 const root = path.join(__dirname, '..', '..');
@@ -223,8 +223,11 @@ describe('one state for every node of the installed package', () => {
 			sharedLimiter(scope: string, limit: RateLimit): RateLimiter;
 			ACCOUNT_LIMIT: RateLimit;
 		};
-		const limiter = () =>
-			pacing.sharedLimiter(limiterScope('account', apiKey, baseUrl), pacing.ACCOUNT_LIMIT);
+		const transport = require(path.join(installed, 'dist', 'nodes', 'shared', 'transport.js')) as {
+			limiterScope: typeof limiterScope;
+		};
+		const scope = transport.limiterScope('account', apiKey, baseUrl);
+		const limiter = () => pacing.sharedLimiter(scope, pacing.ACCOUNT_LIMIT);
 		const requests = () => sandbox().requests().length;
 		expect(limiter().used).toBe(0);
 
