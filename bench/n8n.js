@@ -7,7 +7,9 @@
 // realN8nBench() resolves to { setup, bulk, peer, overhead, webhook, package }; bench/run.js
 // turns them into the table. What is timed is the send node's own executionTime from the run
 // data (what the user waits for at that node), the sandbox's request log gives the rest.
-// BENCH_N8N_LOG_LEVEL (default warn) sets n8n's log level, E2E_VERBOSE=1 echoes its output.
+// BENCH_N8N_LOG_LEVEL (default warn) sets n8n's log level, E2E_VERBOSE=1 echoes its output,
+// BENCH_EXTRA_ENV (a JSON object) adds settings to n8n's environment for an experiment, such as
+// '{"N8N_EXPRESSION_ENGINE_POOL_SIZE":"2"}'.
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');

@@ -9,6 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { normalisePhoneNumber } from './phone';
 import { instantOf, integerOf, textOf } from './values';
+import { quotePrefix } from './quote';
 
 /** What the readers need of a node context (execute, poll and webhook contexts all have it). */
 export interface ParameterSource {
@@ -20,7 +21,7 @@ export interface ParameterSource {
 /** How a value is quoted in a message: text as typed, anything else by its type. */
 export function shown(value: unknown): string {
 	const text = textOf(value);
-	if (text !== undefined) return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+	if (text !== undefined) return quotePrefix(text);
 	if (value === null || value === undefined) return '';
 	return Object.prototype.toString.call(value).slice(8, -1);
 }

@@ -6,6 +6,7 @@ import { accountApiRequest } from '../../../shared/transport';
 import { forOperation, phoneDocIdLocator, simplifyParameter } from '../../../shared/descriptions';
 import { phoneDocId, requiredString } from '../../../shared/params';
 import { callModeParameter, simplifyCall } from './shared';
+import { quotePrefix } from '../../../shared/quote';
 
 export const callGetDescription: INodeProperties[] = forOperation('call', 'get', [
 	callModeParameter,
@@ -48,7 +49,7 @@ export const callGet: Operation<CallQuery> = {
 		if (!call)
 			throw new NodeOperationError(
 				this.getNode(),
-				`No call with ID "${String(qs.callId)}" was found on this number`,
+				`No call with ID "${quotePrefix(String(qs.callId))}" was found on this number`,
 				{ itemIndex: i },
 			);
 		return simplify ? simplifyCall(call) : call;

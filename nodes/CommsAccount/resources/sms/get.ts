@@ -6,6 +6,7 @@ import { accountApiRequest } from '../../../shared/transport';
 import { forOperation, simplifyParameter } from '../../../shared/descriptions';
 import { requiredString } from '../../../shared/params';
 import { simplifySms } from './shared';
+import { quotePrefix } from '../../../shared/quote';
 
 export const smsGetDescription: INodeProperties[] = forOperation('sms', 'get', [
 	{
@@ -37,7 +38,7 @@ export const smsGet: Operation<{ messageId: string; simplify: boolean }> = {
 		if (!message)
 			throw new NodeOperationError(
 				this.getNode(),
-				`No SMS with message ID "${messageId}" was found`,
+				`No SMS with message ID "${quotePrefix(String(messageId))}" was found`,
 				{ itemIndex: i },
 			);
 		return simplify ? simplifySms(message) : message;
