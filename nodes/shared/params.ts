@@ -106,6 +106,21 @@ export function requiredMessage(
 	return text;
 }
 
+/** The longest ID accepted (message, call and number IDs are far shorter); longer is not an ID. */
+export const MAX_ID_LENGTH = 200;
+
+/** A required ID: text, at most `MAX_ID_LENGTH` characters, so a pasted page never reaches the API. */
+export function identifier(ctx: ParameterSource, i: number, name: string, label: string): string {
+	const text = requiredString(ctx, i, name, label).trim();
+	if (text.length > MAX_ID_LENGTH)
+		fail(
+			ctx,
+			i,
+			`${label} "${shown(text)}" is ${text.length.toLocaleString('en-GB')} characters long, too long for an ID (at most ${MAX_ID_LENGTH})`,
+		);
+	return text;
+}
+
 /** The value of a resource locator found inside a collection (a string, a number, or `{ mode, value }`). */
 export function locatorValue(value: unknown): string {
 	const raw = value && typeof value === 'object' ? (value as IDataObject).value : value;
@@ -116,6 +131,12 @@ export function locatorValue(value: unknown): string {
 export function phoneDocId(ctx: ParameterSource, i: number, name = 'phoneDocId'): string {
 	const text = locatorValue(ctx.getNodeParameter(name, i, '', { extractValue: true }));
 	if (!text) fail(ctx, i, 'Phone Number is required: pick a number from the list or enter its ID');
+	if (text.length > MAX_ID_LENGTH)
+		fail(
+			ctx,
+			i,
+			`Phone Number "${shown(text)}" is ${text.length.toLocaleString('en-GB')} characters long, too long for an ID (at most ${MAX_ID_LENGTH})`,
+		);
 	return text;
 }
 

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
 import { forOperation, phoneDocIdLocator, simplifyParameter } from '../../../shared/descriptions';
-import { phoneDocId, requiredString } from '../../../shared/params';
+import { identifier, phoneDocId } from '../../../shared/params';
 import { callModeParameter, simplifyCall } from './shared';
 import { quotePrefix } from '../../../shared/quote';
 
@@ -33,7 +33,7 @@ export const callGet: Operation<CallQuery> = {
 			qs: {
 				mode: this.getNodeParameter('mode', i, 'manual'),
 				phoneDocId: phoneDocId(this, i),
-				callId: requiredString(this, i, 'callId', 'Call ID'),
+				callId: identifier(this, i, 'callId', 'Call ID'),
 			},
 			simplify: this.getNodeParameter('simplify', i, false) as boolean,
 		};
