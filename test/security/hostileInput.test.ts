@@ -4,9 +4,7 @@
  * or fragment in a credential's address. Nothing reaches the network that should not, and every
  * message quotes at most a short prefix of what it was given.
  */
-import { createHmac } from 'node:crypto';
-
-import { runCredentialTest, runWorkflow, WebhookHarness } from '../../harness';
+import { runCredentialTest, runWorkflow } from '../../harness';
 import { forgetCredentials } from '../../nodes/CommsUnifiedTrigger/credentialCache';
 import { recentEvents } from '../../nodes/CommsUnifiedTrigger/replay';
 import {
@@ -22,11 +20,11 @@ import { TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
 import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
 import { startStubServer, type StubServer } from '../support/stubServer';
-import { CREDENTIAL_REFS, items, singleNodeWorkflow } from '../support/workflows';
+import { hmacHex, lonelyTrigger } from '../support/unifiedTrigger';
+import { items, singleNodeWorkflow } from '../support/workflows';
 
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
 const UNIFIED = 'n8n-nodes-comms-api.commsUnified';
-const TRIGGER = 'n8n-nodes-comms-api.commsUnifiedTrigger';
 /** A message quoting a prefix of a value is at most this long (the rest is our own words). */
 const SHORT = 400;
 const HUGE = 100_000;
@@ -82,39 +80,21 @@ describe('__proto__, constructor and prototype are kept as plain own data (item 
 	});
 
 	it('in a signed webhook event: the item does not inherit isAdmin', async () => {
-		const h = new WebhookHarness(
+		const h = lonelyTrigger(
 			{
-				name: 'proto',
-				nodes: [
-					{
-						id: 't',
-						name: 'Trigger',
-						type: TRIGGER,
-						typeVersion: 1,
-						position: [0, 0],
-						webhookId: 'proto-hook',
-						parameters: {},
-						credentials: { commsUnifiedApi: CREDENTIAL_REFS.commsUnifiedApi },
-					},
-				],
-				connections: {},
-			},
-			{
-				credentials: {
-					commsUnifiedApi: {
-						apiKey: UNIFIED_KEYS.live,
-						endpointUrl: 'http://127.0.0.1:4010/unified',
-						webhookSecret: WEBHOOK_SECRET,
-					},
+				commsUnifiedApi: {
+					apiKey: UNIFIED_KEYS.live,
+					endpointUrl: 'http://127.0.0.1:4010/unified',
+					webhookSecret: WEBHOOK_SECRET,
 				},
-				workflowId: 'wf-proto',
 			},
+			'wf-proto',
 		);
 		const body = `{"event":"sms.delivered","timestamp":"${new Date().toISOString()}","data":{"message_id":"usms_p","__proto__":{"isAdmin":true,"toString":"x"},"constructor":{"name":"evil"},"prototype":{"polluted":1}}}`;
 		const call = await h.deliver({
 			headers: {
 				'content-type': 'application/json',
-				'x-signature': createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex'),
+				'x-signature': hmacHex(body, WEBHOOK_SECRET),
 			},
 			body,
 		});

@@ -6,15 +6,14 @@
  * (The thorough versions live beside the features: test/workflows/errors.test.ts,
  * wrongAddress.test.ts and unifiedTrigger.test.ts.)
  */
-import { createHmac } from 'node:crypto';
-
-import { runCredentialTest, runWorkflow, WebhookHarness } from '../../harness';
+import { runCredentialTest, runWorkflow } from '../../harness';
 import { forgetCredentials } from '../../nodes/CommsUnifiedTrigger/credentialCache';
 import { recentEvents } from '../../nodes/CommsUnifiedTrigger/replay';
 import { captureLogs } from '../support/logs';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
 import { type Reply, startStubServer, type StubServer } from '../support/stubServer';
-import { CREDENTIAL_REFS, singleNodeWorkflow } from '../support/workflows';
+import { hmacHex, lonelyTrigger } from '../support/unifiedTrigger';
+import { singleNodeWorkflow } from '../support/workflows';
 
 const ACCOUNT_KEY = 'acc_REVIEW_account_0123456789';
 const UNIFIED_KEY = 'key_live_REVIEW_unified_0123456789';
@@ -141,28 +140,8 @@ describe('signature forms', () => {
 			timestamp: new Date().toISOString(),
 			data: { call_id: `ucall_${Math.random()}` },
 		});
-	const hmac = (text: string, secret = WEBHOOK_SECRET) =>
-		createHmac('sha256', secret).update(text).digest('hex');
-	const harness = () =>
-		new WebhookHarness(
-			{
-				name: 'review',
-				nodes: [
-					{
-						id: 't',
-						name: 'Trigger',
-						type: 'n8n-nodes-comms-api.commsUnifiedTrigger',
-						typeVersion: 1,
-						position: [0, 0],
-						webhookId: 'review-hook',
-						parameters: {},
-						credentials: { commsUnifiedApi: CREDENTIAL_REFS.commsUnifiedApi },
-					},
-				],
-				connections: {},
-			},
-			{ credentials: credentials(), workflowId: `wf-review-${Math.random()}` },
-		);
+	const hmac = (text: string, secret = WEBHOOK_SECRET) => hmacHex(text, secret);
+	const harness = () => lonelyTrigger(credentials(), `wf-review-${Math.random()}`);
 
 	it.each<[string, (text: string) => { body: string; signature: unknown }]>([
 		['forged with another secret', (t) => ({ body: t, signature: hmac(t, 'guess') })],

@@ -453,6 +453,12 @@ describe('without a Webhook Secret', () => {
 });
 
 describe('the credential, kept for a minute once it has verified a delivery', () => {
+	/** A delivery of `event` signed with `secret`. */
+	const signedWith = (secret: string, event: string) => {
+		const body = JSON.stringify(payload(event));
+		return signed(body, { 'x-signature': sign(body, secret) });
+	};
+
 	it('a new Webhook Secret takes effect at once; a delivery no secret verifies is still refused', async () => {
 		const creds = credentials();
 		const h = harness({}, { credentials: creds });
@@ -460,23 +466,9 @@ describe('the credential, kept for a minute once it has verified a delivery', ()
 			(await h.deliver(signed(JSON.stringify(payload('call.completed'))))).execution,
 		).toBeDefined();
 		creds.commsUnifiedApi.webhookSecret = 'whsec_rotated_0123456789';
-		const body = JSON.stringify(payload('sms.delivered'));
-		const withNew = await h.deliver({
-			headers: {
-				'content-type': 'application/json',
-				'x-signature': sign(body, 'whsec_rotated_0123456789'),
-			},
-			body,
-		});
+		const withNew = await h.deliver(signedWith('whsec_rotated_0123456789', 'sms.delivered'));
 		expect(withNew.execution).toBeDefined();
-		const forged = JSON.stringify(payload('sms.failed'));
-		const refused = await h.deliver({
-			headers: {
-				'content-type': 'application/json',
-				'x-signature': sign(forged, 'not-the-secret'),
-			},
-			body: forged,
-		});
+		const refused = await h.deliver(signedWith('not-the-secret', 'sms.failed'));
 		expect(refused.reply.status).toBe(401);
 		expect(refused.execution).toBeUndefined();
 	});
@@ -488,11 +480,7 @@ describe('the credential, kept for a minute once it has verified a delivery', ()
 			(await h.deliver(signed(JSON.stringify(payload('call.failed'))))).execution,
 		).toBeDefined();
 		creds.commsUnifiedApi.webhookSecret = '';
-		const body = JSON.stringify(payload('email.delivered'));
-		const call = await h.deliver({
-			headers: { 'content-type': 'application/json', 'x-signature': sign(body, 'anything') },
-			body,
-		});
+		const call = await h.deliver(signedWith('anything', 'email.delivered'));
 		expect(call.reply.status).toBe(401);
 		expect(logs.join('\n')).toContain('has no Webhook Secret');
 	});
