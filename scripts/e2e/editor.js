@@ -163,9 +163,11 @@ async function runEditorChecks({
 			await modal.waitFor({ state: 'visible' });
 			await expectIconLoaded(modal, 'credential form', iconPath);
 			await modal.locator('[data-test-id=parameter-input-apiKey] input').fill('key_test_abc');
+			// With trailing slashes, which the credential's authenticate trims (its test URL has no
+			// regex): the test below passes only if n8n sends the trimmed address.
 			await modal
 				.locator('[data-test-id=parameter-input-baseUrl] input')
-				.fill(sandbox.accountBaseUrl);
+				.fill(`${sandbox.accountBaseUrl}///`);
 			const tested = page.waitForResponse(
 				(r) =>
 					r.request().method() === 'POST' && new URL(r.url()).pathname === '/rest/credentials/test',
