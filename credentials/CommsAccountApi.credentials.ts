@@ -7,7 +7,12 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { assertAccountKey, assertRequestTarget, testRules } from '../nodes/shared/credentialRules';
+import {
+	assertAccountKey,
+	assertRequestTarget,
+	assertSafeUrl,
+	testRules,
+} from '../nodes/shared/credentialRules';
 
 const NOT_THE_ACCOUNT_API =
 	"This address does not answer like the Comms Account API. Check the Base URL: it is the API host from your provider's documentation, without /v1.";
@@ -57,13 +62,14 @@ export class CommsAccountApi implements ICredentialType {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		const key = assertAccountKey(credentials.apiKey);
-		assertRequestTarget(requestOptions.url, requestOptions.baseURL, 'Base URL');
+		assertSafeUrl(credentials.baseUrl, 'Base URL');
+		const baseURL = assertRequestTarget(requestOptions.url, requestOptions.baseURL, 'Base URL');
 		const headers = { ...(requestOptions.headers ?? {}) };
 		for (const name of Object.keys(headers)) {
 			if (['authorization', 'x-api-key'].includes(name.toLowerCase())) delete headers[name];
 		}
 		headers.Authorization = `Bearer ${key}`;
-		return { ...requestOptions, headers };
+		return { ...requestOptions, ...(baseURL === undefined ? {} : { baseURL }), headers };
 	}
 
 	/**
@@ -74,7 +80,9 @@ export class CommsAccountApi implements ICredentialType {
 	 */
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			// Trailing slashes are trimmed by `authenticate` (a regex here can take seconds on a
+			// hostile value, before anything checks its length).
+			baseURL: '={{$credentials.baseUrl}}',
 			url: '/v1/numbers',
 			method: 'GET',
 			disableFollowRedirect: true,

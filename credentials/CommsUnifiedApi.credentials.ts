@@ -7,7 +7,12 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { assertRequestTarget, assertUnifiedKey, testRules } from '../nodes/shared/credentialRules';
+import {
+	assertRequestTarget,
+	assertSafeUrl,
+	assertUnifiedKey,
+	testRules,
+} from '../nodes/shared/credentialRules';
 
 const NOT_THE_UNIFIED_API =
 	'This address does not answer like the Comms Unified API. Check the Endpoint URL: it is the one address every Unified API request is posted to.';
@@ -90,6 +95,7 @@ export class CommsUnifiedApi implements ICredentialType {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		const { key } = assertUnifiedKey(credentials.apiKey);
+		assertSafeUrl(credentials.endpointUrl, 'Endpoint URL');
 		assertRequestTarget(requestOptions.url, requestOptions.baseURL, 'Endpoint URL');
 		const body =
 			requestOptions.body && typeof requestOptions.body === 'object' ? requestOptions.body : {};

@@ -183,7 +183,9 @@ async function runEditorChecks({
 						`the credential form shows no hint naming the sandbox address; it shows: ${await textOf(modal)}`,
 					);
 				});
-			await baseUrl.fill(sandbox.accountBaseUrl);
+			// With trailing slashes, which the credential's authenticate trims (its test URL has no
+			// regex): the test below passes only if n8n sends the trimmed address.
+			await baseUrl.fill(`${sandbox.accountBaseUrl}///`);
 			const tested = page.waitForResponse(
 				(r) =>
 					r.request().method() === 'POST' && new URL(r.url()).pathname === '/rest/credentials/test',
