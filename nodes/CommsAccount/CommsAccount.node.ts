@@ -1,22 +1,32 @@
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { usableAsTool } from '../shared/tool';
+import {
+	assertOneItem,
+	SEND_AND_WAIT_OPERATION,
+	sendAndWaitWebhook,
+	sendAndWaitWebhooks,
+	waitForAnswer,
+} from '../shared/sendAndWait';
 import { findOperation, type OperationTable, runItems } from '../shared/items';
 import { getNumbers, getSmsNumbers } from '../shared/numbers';
 import { callDescription, callOperations } from './resources/call';
 import { numberDescription, numberOperations } from './resources/number';
 import { smsDescription, smsOperations } from './resources/sms';
+import { ACCOUNT_TOOL_DESCRIPTION, accountToolActions } from './tool';
 
 /** Every resource of the node and its operations, as the Resource and Operation options offer them. */
 export interface CommsAccountResources {
 	number: 'getAll';
 	call: 'create' | 'get' | 'getAll';
-	sms: 'send' | 'get' | 'getAll';
+	sms: 'send' | 'sendAndWait' | 'get' | 'getAll';
 }
 
 const operations: OperationTable<CommsAccountResources> = {
@@ -24,6 +34,25 @@ const operations: OperationTable<CommsAccountResources> = {
 	call: callOperations,
 	sms: smsOperations,
 };
+
+/** The node's parameters (the tool copy n8n makes of it has the same, with agent-facing actions). */
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Call', value: 'call' },
+			{ name: 'Number', value: 'number' },
+			{ name: 'SMS', value: 'sms' },
+		],
+		default: 'sms',
+	},
+	...numberDescription,
+	...callDescription,
+	...smsDescription,
+];
 
 export class CommsAccount implements INodeType {
 	description: INodeTypeDescription = {
@@ -36,30 +65,17 @@ export class CommsAccount implements INodeType {
 		description:
 			'Send SMS, place manual and AI phone calls, and read call and SMS history with the Comms Account API',
 		defaults: { name: 'Comms Account' },
-		usableAsTool: true,
+		usableAsTool: usableAsTool(ACCOUNT_TOOL_DESCRIPTION, properties, accountToolActions),
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
+		webhooks: sendAndWaitWebhooks,
 		credentials: [{ name: 'commsAccountApi', required: true }],
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Call', value: 'call' },
-					{ name: 'Number', value: 'number' },
-					{ name: 'SMS', value: 'sms' },
-				],
-				default: 'sms',
-			},
-			...numberDescription,
-			...callDescription,
-			...smsDescription,
-		],
+		properties,
 	};
 
 	methods = { listSearch: { getNumbers, getSmsNumbers } };
+
+	webhook = sendAndWaitWebhook;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const resource = this.getNodeParameter('resource', 0) as string;
@@ -70,6 +86,10 @@ export class CommsAccount implements INodeType {
 				this.getNode(),
 				`The operation "${operation}" of "${resource}" is not supported`,
 			);
+		if (operation === SEND_AND_WAIT_OPERATION) {
+			assertOneItem(this);
+			return await waitForAnswer(this, await runItems(this, handler));
+		}
 		return [await runItems(this, handler)];
 	}
 }

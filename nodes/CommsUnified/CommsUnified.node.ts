@@ -1,22 +1,32 @@
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { usableAsTool } from '../shared/tool';
+import {
+	assertOneItem,
+	SEND_AND_WAIT_OPERATION,
+	sendAndWaitWebhook,
+	sendAndWaitWebhooks,
+	waitForAnswer,
+} from '../shared/sendAndWait';
 import { findOperation, type OperationTable, runItems } from '../shared/items';
 import { UNIFIED_CREDENTIAL } from '../shared/transport';
 import { aiDescription, aiOperations } from './resources/ai';
 import { emailDescription, emailOperations } from './resources/email';
 import { smsDescription, smsOperations } from './resources/sms';
 import { voiceDescription, voiceOperations } from './resources/voice';
+import { UNIFIED_TOOL_DESCRIPTION, unifiedToolActions } from './tool';
 
 /** Every service of the node (its resources) and their operations. */
 export interface CommsUnifiedResources {
 	voice: 'makeCall';
-	sms: 'send';
+	sms: 'send' | 'sendAndWait';
 	email: 'send';
 	ai: 'chat';
 }
@@ -27,6 +37,27 @@ const operations: OperationTable<CommsUnifiedResources> = {
 	email: emailOperations,
 	ai: aiOperations,
 };
+
+/** The node's parameters (the tool copy n8n makes of it has the same, with agent-facing actions). */
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'AI', value: 'ai', description: 'Chat with an AI model' },
+			{ name: 'Email', value: 'email', description: 'Send an email' },
+			{ name: 'SMS', value: 'sms', description: 'Send a text message' },
+			{ name: 'Voice', value: 'voice', description: 'Make an AI phone call' },
+		],
+		default: 'sms',
+	},
+	...voiceDescription,
+	...smsDescription,
+	...emailDescription,
+	...aiDescription,
+];
 
 export class CommsUnified implements INodeType {
 	description: INodeTypeDescription = {
@@ -39,30 +70,15 @@ export class CommsUnified implements INodeType {
 		description:
 			'Make AI voice calls, send SMS and email, and chat with an AI model through the Comms Unified API, with prepaid credits',
 		defaults: { name: 'Comms Unified' },
-		usableAsTool: true,
+		usableAsTool: usableAsTool(UNIFIED_TOOL_DESCRIPTION, properties, unifiedToolActions),
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
+		webhooks: sendAndWaitWebhooks,
 		credentials: [{ name: 'commsUnifiedApi', required: true }],
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'AI', value: 'ai', description: 'Chat with an AI model' },
-					{ name: 'Email', value: 'email', description: 'Send an email' },
-					{ name: 'SMS', value: 'sms', description: 'Send a text message' },
-					{ name: 'Voice', value: 'voice', description: 'Make an AI phone call' },
-				],
-				default: 'sms',
-			},
-			...voiceDescription,
-			...smsDescription,
-			...emailDescription,
-			...aiDescription,
-		],
+		properties,
 	};
+
+	webhook = sendAndWaitWebhook;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const resource = this.getNodeParameter('resource', 0) as string;
@@ -73,6 +89,13 @@ export class CommsUnified implements INodeType {
 				this.getNode(),
 				`The operation "${operation}" of "${resource}" is not supported`,
 			);
+		if (operation === SEND_AND_WAIT_OPERATION) {
+			assertOneItem(this);
+			return await waitForAnswer(
+				this,
+				await runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL }),
+			);
+		}
 		return [await runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL })];
 	}
 }

@@ -1,0 +1,44 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { Operation } from '../../../shared/items';
+import { answerLink, sendAndWaitProperties, withAnswerLink } from '../../../shared/sendAndWait';
+import type { Envelope } from '../../envelope';
+import { priceOf } from '../../pricing';
+import { smsSend, smsSendDescription } from './send';
+
+/** Send's recipient, message and sender; Send's options (country, billing, cap) go under Options. */
+const sendFields = smsSendDescription.filter((property) => property.name !== 'options');
+const sendOptions = (smsSendDescription.find((property) => property.name === 'options')?.options ??
+	[]) as INodeProperties[];
+
+export const smsSendAndWaitDescription: INodeProperties[] = sendAndWaitProperties(
+	'sms',
+	sendFields.map((property) =>
+		property.name === 'message'
+			? {
+					...property,
+					description:
+						'The question to ask. The link to the answer page is added on a line of its own after it (about 130 characters, more with a long n8n address) and is charged with it: every 160 characters make one SMS, 3p each with a live key.',
+				}
+			: property,
+	),
+	sendOptions,
+);
+
+/**
+ * Send's checks and send, with the answer link added to the message and priced with it: the same
+ * Spending Cap, rate limit and never-twice path as every SMS.
+ */
+export const smsSendAndWait: Operation<Envelope> = {
+	async prepare(i) {
+		const envelope = await smsSend.prepare.call(this, i);
+		const data = {
+			...envelope.data,
+			message: withAnswerLink(String(envelope.data.message), answerLink(this)),
+		};
+		return { ...envelope, data, price: priceOf('sms', data) };
+	},
+	sequenceKey: smsSend.sequenceKey,
+	concurrency: smsSend.concurrency,
+	run: smsSend.run,
+};
