@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { usableAsTool } from '../shared/tool';
+import { findOperation, type OperationTable, runItems } from '../shared/items';
 import {
 	assertOneItem,
 	SEND_AND_WAIT_OPERATION,
@@ -15,12 +15,12 @@ import {
 	sendAndWaitWebhooks,
 	waitForAnswer,
 } from '../shared/sendAndWait';
-import { findOperation, type OperationTable, runItems } from '../shared/items';
+import { withToolActions } from '../shared/tool';
 import { getNumbers, getSmsNumbers } from '../shared/numbers';
 import { callDescription, callOperations } from './resources/call';
 import { numberDescription, numberOperations } from './resources/number';
 import { smsDescription, smsOperations } from './resources/sms';
-import { ACCOUNT_TOOL_DESCRIPTION, accountToolActions } from './tool';
+import { accountToolActions } from './tool';
 
 /** Every resource of the node and its operations, as the Resource and Operation options offer them. */
 export interface CommsAccountResources {
@@ -35,24 +35,30 @@ const operations: OperationTable<CommsAccountResources> = {
 	sms: smsOperations,
 };
 
-/** The node's parameters (the tool copy n8n makes of it has the same, with agent-facing actions). */
-const properties: INodeProperties[] = [
-	{
-		displayName: 'Resource',
-		name: 'resource',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{ name: 'Call', value: 'call' },
-			{ name: 'Number', value: 'number' },
-			{ name: 'SMS', value: 'sms' },
-		],
-		default: 'sms',
-	},
-	...numberDescription,
-	...callDescription,
-	...smsDescription,
-];
+/**
+ * The node's parameters. Each operation's action also tells an AI agent using the node as a tool
+ * what it needs (./tool.ts).
+ */
+const properties: INodeProperties[] = withToolActions(
+	[
+		{
+			displayName: 'Resource',
+			name: 'resource',
+			type: 'options',
+			noDataExpression: true,
+			options: [
+				{ name: 'Call', value: 'call' },
+				{ name: 'Number', value: 'number' },
+				{ name: 'SMS', value: 'sms' },
+			],
+			default: 'sms',
+		},
+		...numberDescription,
+		...callDescription,
+		...smsDescription,
+	],
+	accountToolActions,
+);
 
 export class CommsAccount implements INodeType {
 	description: INodeTypeDescription = {
@@ -65,7 +71,7 @@ export class CommsAccount implements INodeType {
 		description:
 			'Send SMS, place manual and AI phone calls, and read call and SMS history with the Comms Account API',
 		defaults: { name: 'Comms Account' },
-		usableAsTool: usableAsTool(ACCOUNT_TOOL_DESCRIPTION, properties, accountToolActions),
+		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		webhooks: sendAndWaitWebhooks,

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { usableAsTool } from '../shared/tool';
+import { findOperation, type OperationTable, runItems } from '../shared/items';
 import {
 	assertOneItem,
 	SEND_AND_WAIT_OPERATION,
@@ -15,13 +15,13 @@ import {
 	sendAndWaitWebhooks,
 	waitForAnswer,
 } from '../shared/sendAndWait';
-import { findOperation, type OperationTable, runItems } from '../shared/items';
+import { withToolActions } from '../shared/tool';
 import { UNIFIED_CREDENTIAL } from '../shared/transport';
 import { aiDescription, aiOperations } from './resources/ai';
 import { emailDescription, emailOperations } from './resources/email';
 import { smsDescription, smsOperations } from './resources/sms';
 import { voiceDescription, voiceOperations } from './resources/voice';
-import { UNIFIED_TOOL_DESCRIPTION, unifiedToolActions } from './tool';
+import { unifiedToolActions } from './tool';
 
 /** Every service of the node (its resources) and their operations. */
 export interface CommsUnifiedResources {
@@ -38,26 +38,32 @@ const operations: OperationTable<CommsUnifiedResources> = {
 	ai: aiOperations,
 };
 
-/** The node's parameters (the tool copy n8n makes of it has the same, with agent-facing actions). */
-const properties: INodeProperties[] = [
-	{
-		displayName: 'Resource',
-		name: 'resource',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{ name: 'AI', value: 'ai', description: 'Chat with an AI model' },
-			{ name: 'Email', value: 'email', description: 'Send an email' },
-			{ name: 'SMS', value: 'sms', description: 'Send a text message' },
-			{ name: 'Voice', value: 'voice', description: 'Make an AI phone call' },
-		],
-		default: 'sms',
-	},
-	...voiceDescription,
-	...smsDescription,
-	...emailDescription,
-	...aiDescription,
-];
+/**
+ * The node's parameters. Each operation's action also tells an AI agent using the node as a tool
+ * what it needs (./tool.ts).
+ */
+const properties: INodeProperties[] = withToolActions(
+	[
+		{
+			displayName: 'Resource',
+			name: 'resource',
+			type: 'options',
+			noDataExpression: true,
+			options: [
+				{ name: 'AI', value: 'ai', description: 'Chat with an AI model' },
+				{ name: 'Email', value: 'email', description: 'Send an email' },
+				{ name: 'SMS', value: 'sms', description: 'Send a text message' },
+				{ name: 'Voice', value: 'voice', description: 'Make an AI phone call' },
+			],
+			default: 'sms',
+		},
+		...voiceDescription,
+		...smsDescription,
+		...emailDescription,
+		...aiDescription,
+	],
+	unifiedToolActions,
+);
 
 export class CommsUnified implements INodeType {
 	description: INodeTypeDescription = {
@@ -70,7 +76,7 @@ export class CommsUnified implements INodeType {
 		description:
 			'Make AI voice calls, send SMS and email, and chat with an AI model through the Comms Unified API, with prepaid credits',
 		defaults: { name: 'Comms Unified' },
-		usableAsTool: usableAsTool(UNIFIED_TOOL_DESCRIPTION, properties, unifiedToolActions),
+		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		webhooks: sendAndWaitWebhooks,

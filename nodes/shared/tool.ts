@@ -1,29 +1,31 @@
 /**
  * What an AI agent is told about a node used as a tool.
  *
- * n8n (2.41) turns every `usableAsTool` node into a tool node ("Comms Account Tool"): its copy
- * of the description is the node's own with `usableAsTool.replacements` laid over it. With the
- * Tool Description left on "Set Automatically", the model is told
- * "<the chosen operation's `action`> in <the node's default name>"; with "Set Manually", the text
- * starts as the node's `description`. The schema the model fills holds only the parameters the
- * workflow's author set with `$fromAI()`, under the keys and descriptions written there.
+ * n8n (2.41) turns every `usableAsTool` node into a tool node ("Comms Account Tool"). With the
+ * Tool Description left on "Set Automatically" (the default), the model is told
+ * "<the chosen operation's `action`> in <the node's default name>"; the schema it fills holds
+ * only the parameters the workflow's author set with `$fromAI()`, under the keys and
+ * descriptions written there (the editor's "let the model define this" button writes the
+ * parameter's display name as the key and no description).
  *
- * So the tool copy gets its own operation options whose `action` is written for a model (what
- * the operation does, what each field it needs means and its format, what comes back, and what
- * it costs), while the nodes panel keeps its short actions.
+ * n8n applies `usableAsTool.replacements` only to the editor's copy of a tool node, not to the
+ * one it runs (n8n's NodeTypes clones the node itself for a tool), so the only text that reaches
+ * the model at run time is the operation's own `action`. Each operation's action therefore starts
+ * with its short name, as the nodes panel shows it, and goes on to say what a model needs: each
+ * field it must fill and its format, what comes back, and for sends, that they reach a person
+ * and cost money.
  */
-import type { INodeProperties, INodePropertyOptions, INodeTypeBaseDescription } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-/** For each resource, for each operation, what the model is told it does. */
+/** For each resource, for each operation, its action: its short name, then what a model needs. */
 export type ToolActions = Record<string, Record<string, string>>;
 
-/** Said of every operation that sends something: it costs money and reaches a person. */
+/** Said of every operation that sends something. */
 export const REAL_SEND =
-	'It reaches a real person and cannot be undone, and it costs money: call it once per message you mean to send, never to test or retry (a failed call says whether anything went out).';
+	'Reaches a real person and costs money: call once per message, never to test.';
 
 /** The phone-number format every operation asks for. */
-export const E164 =
-	'a phone number in international E.164 form, "+" then country code and number with no spaces (for example +447700900123)';
+export const E164 = 'E.164 (+447700900123)';
 
 function resourceOf(property: INodeProperties): string | undefined {
 	const resources = property.displayOptions?.show?.resource;
@@ -31,10 +33,10 @@ function resourceOf(property: INodeProperties): string | undefined {
 }
 
 /**
- * The node's properties with each operation's `action` replaced by its agent-facing text.
- * An operation without one keeps its own action (a missing text is caught by the unit test).
+ * The node's properties with each operation's `action` set from `actions`. An operation without
+ * one keeps its own (the unit test names any).
  */
-export function toolProperties(
+export function withToolActions(
 	properties: INodeProperties[],
 	actions: ToolActions,
 ): INodeProperties[] {
@@ -51,22 +53,4 @@ export function toolProperties(
 			}),
 		};
 	});
-}
-
-/**
- * The `usableAsTool` of a node: the tool copy's description (the starting text of a manual Tool
- * Description) and its properties with agent-facing actions.
- */
-export function usableAsTool(
-	description: string,
-	properties: INodeProperties[],
-	actions: ToolActions,
-): { replacements: Partial<INodeTypeBaseDescription> } {
-	// n8n lays `replacements` over the whole node description, so `properties` may be replaced
-	// too; n8n-workflow's type names only the base fields.
-	const replacements: Partial<INodeTypeBaseDescription> & { properties: INodeProperties[] } = {
-		description,
-		properties: toolProperties(properties, actions),
-	};
-	return { replacements };
 }
