@@ -121,6 +121,11 @@ function aiScenario(repo) {
 						return { ...node, parameters: { ...node.parameters, path: `ai-account-${row}` } };
 					if (node.type === '@n8n/n8n-nodes-langchain.agent')
 						return { ...node, typeVersion: version };
+					// Agent 2.2 hands a tool's thrown error to the model as an empty string (n8n's
+					// own behaviour); with On Error: Continue the node returns the error as an item,
+					// which reaches the model. Agent 3.1 needs no setting.
+					if (version === 2.2 && node.type.startsWith('n8n-nodes-comms-api.'))
+						return { ...node, onError: 'continueRegularOutput' };
 					return node;
 				});
 				paths[`account ${version}`] = `ai-account-${row}`;
@@ -271,9 +276,19 @@ function aiScenario(repo) {
 					text.slice(0, 400),
 				);
 				const last = conversation[conversation.length - 1];
+				// Each tool result as the model read it; a JSON error item's text unescaped.
 				const results = last.messages
 					.filter((m) => m.role === 'tool')
-					.map((m) => textOf(m.content));
+					.map((m) => textOf(m.content))
+					.map((text) => {
+						try {
+							const parsed = JSON.parse(text);
+							const first = Array.isArray(parsed) ? parsed[0] : parsed;
+							return first && typeof first.error === 'string' ? `error: ${first.error}` : text;
+						} catch {
+							return text;
+						}
+					});
 				return { answer: text, first: conversation[0], results };
 			}
 
@@ -352,11 +367,16 @@ function aiScenario(repo) {
 			}
 			for (const [name, result] of Object.entries(errors))
 				log(`  bad number, ${name}: the model got ${JSON.stringify(result).slice(0, 240)}`);
-			for (const name of ['account 3.1', 'unified 3.1'])
+			for (const name of ['account 3.1', 'unified 3.1', 'account 2.2'])
 				expect(
-					/To "12"/.test(errors[name]) && /phone number/i.test(errors[name]),
+					/^error: To "12" is not a phone number/.test(errors[name]),
 					`${name}: a bad number did not reach the model as a clear tool error: ${errors[name]}`,
 				);
+			// Agent 2.2 without On Error: Continue: n8n passes the thrown error on as an empty result.
+			expect(
+				errors['unified 2.2'] === '',
+				`unified 2.2: n8n's Agent 2.2 no longer hides a thrown tool error (${errors['unified 2.2']}): say so in the README`,
+			);
 
 			// 3. An agent that keeps calling "send SMS": the Spending Cap stops it after one (5p cap, 3p each).
 			for (const name of ['unified 3.1', 'unified 2.2']) {

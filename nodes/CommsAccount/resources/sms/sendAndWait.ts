@@ -18,7 +18,7 @@ export const smsSendAndWaitDescription: INodeProperties[] = sendAndWaitPropertie
 			? {
 					...property,
 					description:
-						'The question to ask. The link to the answer page is added on a line of its own after it (about 130 characters, more with a long n8n address), and counts towards the 1600-character limit and the 160-character segments.',
+						'The question to ask. The link to the answer page is added on a line of its own after it (129 characters plus your n8n address and the execution ID: about 160 in all), and counts towards the 1600-character limit and the 160-character segments.',
 				}
 			: property,
 	),

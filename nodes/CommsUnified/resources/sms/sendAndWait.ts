@@ -18,7 +18,7 @@ export const smsSendAndWaitDescription: INodeProperties[] = sendAndWaitPropertie
 			? {
 					...property,
 					description:
-						'The question to ask. The link to the answer page is added on a line of its own after it (about 130 characters, more with a long n8n address) and is charged with it: every 160 characters make one SMS, 3p each with a live key.',
+						'The question to ask. The link to the answer page is added on a line of its own after it (129 characters plus your n8n address and the execution ID: about 160 in all) and is charged with it: every 160 characters make one SMS, 3p each with a live key.',
 				}
 			: property,
 	),
