@@ -562,9 +562,13 @@ function sendSmsTexts(nodes) {
 	);
 	if (!resource || !operation || !locator)
 		throw new E2eError(`${ACCOUNT_NODE_TYPE}: no SMS Send with a number list in its description`);
+	const sendAndWait = properties
+		.find((p) => p.name === 'operation' && shownFor(p, 'sms'))
+		.options.find((o) => o.value === 'sendAndWait');
 	return {
 		node: node.displayName,
 		action: operation.action || `${operation.name} ${resource.name}`,
+		sendAndWaitAction: sendAndWait?.action,
 		resource: resource.name,
 		operation: operation.name,
 		locator: locator.displayName,

@@ -219,6 +219,32 @@ function aiScenario(repo) {
 						credentials: { commsUnifiedApi: creds.commsUnifiedApi },
 					},
 				],
+				[
+					// Nobody answers: n8n's wait tracker resumes it (it looks every minute).
+					'Timeout (Account)',
+					'wait-timeout',
+					{
+						type: 'n8n-nodes-comms-api.commsAccount',
+						parameters: {
+							resource: 'sms',
+							operation: 'sendAndWait',
+							phoneDocId: { __rl: true, mode: 'id', value: sandbox.numbers.main },
+							to: CUSTOMER,
+							message: '={{ $json.body.question }}',
+							responseType: 'approval',
+							options: {
+								limitWaitTime: {
+									values: {
+										limitType: 'afterTimeInterval',
+										resumeAmount: 0.05,
+										resumeUnit: 'minutes',
+									},
+								},
+							},
+						},
+						credentials: { commsAccountApi: creds.commsAccountApi },
+					},
+				],
 			];
 			waits.forEach(([label, pathName, node], index) => {
 				paths[label] = pathName;
@@ -247,6 +273,14 @@ function aiScenario(repo) {
 				const probe = await fetch(hook('account 3.1')).catch(() => null);
 				return probe && (probe.status !== 404 || /POST request/i.test(await probe.text()));
 			});
+			// Started first: n8n's wait tracker may take a minute to resume it, while the rest runs.
+			const timeoutQuestion = `Reply by the end of the day? ${Date.now()}`;
+			const started = await fetch(`${url}/webhook/${paths['Timeout (Account)']}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ question: timeoutQuestion }),
+			});
+			expect(started.status === 200, `the timeout chain answered ${started.status}`);
 			const smsTo = (marker) =>
 				sandbox
 					.requests()
@@ -408,6 +442,27 @@ function aiScenario(repo) {
 
 			// 4. Send and Wait for Response.
 			await sendAndWaitChecks({ url, sandbox, hook, smsTo });
+
+			// 5. Nobody answered within Limit Wait Time: the item says so, with the SMS that went out.
+			const [timedOut] = await waitFor(
+				'n8n to resume the unanswered execution after its Limit Wait Time',
+				() =>
+					sandbox.collector.bodies('/wait-timeout').length
+						? sandbox.collector.bodies('/wait-timeout')
+						: null,
+				{ timeoutMs: 150000, intervalMs: 1000 },
+			);
+			expect(
+				timedOut.timedOut === true &&
+					timedOut.approved === false &&
+					timedOut.responseType === 'approval' &&
+					smsTo(timeoutQuestion).length === 1 &&
+					String(timedOut.sms?.messageId).length > 0,
+				`the timed-out item is ${JSON.stringify(timedOut)}`,
+			);
+			log(
+				`  Limit Wait Time passed unanswered: the execution resumed with ${JSON.stringify(timedOut).slice(0, 240)}`,
+			);
 		},
 	};
 }
