@@ -8,13 +8,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { findOperation, type OperationTable, runItems } from '../shared/items';
-import {
-	assertOneItem,
-	SEND_AND_WAIT_OPERATION,
-	sendAndWaitWebhook,
-	sendAndWaitWebhooks,
-	waitForAnswer,
-} from '../shared/sendAndWait';
+import { runOrWait, sendAndWaitWebhook, sendAndWaitWebhooks } from '../shared/sendAndWait';
 import { withToolActions } from '../shared/tool';
 import { getNumbers, getSmsNumbers } from '../shared/numbers';
 import { callDescription, callOperations } from './resources/call';
@@ -92,10 +86,6 @@ export class CommsAccount implements INodeType {
 				this.getNode(),
 				`The operation "${operation}" of "${resource}" is not supported`,
 			);
-		if (operation === SEND_AND_WAIT_OPERATION) {
-			assertOneItem(this);
-			return await waitForAnswer(this, await runItems(this, handler));
-		}
-		return [await runItems(this, handler)];
+		return await runOrWait(this, operation, () => runItems(this, handler));
 	}
 }

@@ -8,13 +8,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { findOperation, type OperationTable, runItems } from '../shared/items';
-import {
-	assertOneItem,
-	SEND_AND_WAIT_OPERATION,
-	sendAndWaitWebhook,
-	sendAndWaitWebhooks,
-	waitForAnswer,
-} from '../shared/sendAndWait';
+import { runOrWait, sendAndWaitWebhook, sendAndWaitWebhooks } from '../shared/sendAndWait';
 import { withToolActions } from '../shared/tool';
 import { UNIFIED_CREDENTIAL } from '../shared/transport';
 import { aiDescription, aiOperations } from './resources/ai';
@@ -95,13 +89,8 @@ export class CommsUnified implements INodeType {
 				this.getNode(),
 				`The operation "${operation}" of "${resource}" is not supported`,
 			);
-		if (operation === SEND_AND_WAIT_OPERATION) {
-			assertOneItem(this);
-			return await waitForAnswer(
-				this,
-				await runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL }),
-			);
-		}
-		return [await runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL })];
+		return await runOrWait(this, operation, () =>
+			runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL }),
+		);
 	}
 }

@@ -24,8 +24,6 @@ import { NodeOperationError, SEND_AND_WAIT_OPERATION, WAIT_INDEFINITELY } from '
 
 import { forOperation } from './descriptions';
 
-export { SEND_AND_WAIT_OPERATION };
-
 /** n8n's waiting webhooks for the signed resume URL (path: the node's ID), page and answer. */
 export const sendAndWaitWebhooks: IWebhookDescription[] = ['GET', 'POST'].map((httpMethod) => ({
 	name: 'default',
@@ -104,14 +102,22 @@ const limitWaitTimeOption: INodeProperties = {
 };
 
 /**
- * The operation's parameters: the send's own (`sendProperties`: sender, recipient, message),
- * then Response Type, the approval options, and Options (the send's options plus Limit Wait Time).
+ * The operation's parameters: the send's own (`sendDescription`: sender, recipient, message, with
+ * the message described by `messageDescription`), then Response Type, the approval options, and
+ * Options (the send's options plus Limit Wait Time).
  */
 export function sendAndWaitProperties(
 	resource: string,
-	sendProperties: INodeProperties[],
-	sendOptions: INodeProperties[],
+	sendDescription: INodeProperties[],
+	messageDescription: string,
 ): INodeProperties[] {
+	const sendProperties = sendDescription
+		.filter((property) => property.name !== 'options')
+		.map((property) =>
+			property.name === 'message' ? { ...property, description: messageDescription } : property,
+		);
+	const sendOptions = (sendDescription.find((property) => property.name === 'options')?.options ??
+		[]) as INodeProperties[];
 	return forOperation(resource, SEND_AND_WAIT_OPERATION, [
 		...sendProperties,
 		{
@@ -225,7 +231,7 @@ export function waitTill(ctx: IExecuteFunctions, now: Date = new Date()): Date {
  * Checked before anything is sent: n8n waits for one answer per execution, so the operation
  * takes one item.
  */
-export function assertOneItem(ctx: IExecuteFunctions): void {
+function assertOneItem(ctx: IExecuteFunctions): void {
 	const count = ctx.getInputData().length;
 	if (count > 1) {
 		throw new NodeOperationError(
@@ -244,7 +250,7 @@ export function assertOneItem(ctx: IExecuteFunctions): void {
  * stack is what it outputs if nobody answers before the limit (n8n then runs on with the waiting
  * node's input), so that item says the wait timed out; an answer replaces it with the answer.
  */
-export async function waitForAnswer(
+async function waitForAnswer(
 	ctx: IExecuteFunctions,
 	sent: INodeExecutionData[],
 ): Promise<INodeExecutionData[][]> {
@@ -272,6 +278,20 @@ export async function waitForAnswer(
 	}
 	await ctx.putExecutionToWait(until);
 	return [sent];
+}
+
+/**
+ * A node's run: the items of any operation (`run`); for Send and Wait, one item checked first
+ * and the wait for the answer after it went out.
+ */
+export async function runOrWait(
+	ctx: IExecuteFunctions,
+	operation: string,
+	run: () => Promise<INodeExecutionData[]>,
+): Promise<INodeExecutionData[][]> {
+	if (operation !== SEND_AND_WAIT_OPERATION) return [await run()];
+	assertOneItem(ctx);
+	return await waitForAnswer(ctx, await run());
 }
 
 // The page ---------------------------------------------------------------------------------------

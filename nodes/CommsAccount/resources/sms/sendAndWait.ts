@@ -6,23 +6,10 @@ import { answerLink, sendAndWaitProperties, withAnswerLink } from '../../../shar
 import { SMS_MAX_LENGTH } from './shared';
 import { smsSend, smsSendDescription } from './send';
 
-/** Send's own sender, recipient and message; Send's options (Default Country) go under Options. */
-const sendFields = smsSendDescription.filter((property) => property.name !== 'options');
-const sendOptions = (smsSendDescription.find((property) => property.name === 'options')?.options ??
-	[]) as INodeProperties[];
-
 export const smsSendAndWaitDescription: INodeProperties[] = sendAndWaitProperties(
 	'sms',
-	sendFields.map((property) =>
-		property.name === 'message'
-			? {
-					...property,
-					description:
-						'The question to ask. The link to the answer page is added on a line of its own after it (129 characters plus your n8n address and the execution ID: about 160 in all), and counts towards the 1600-character limit and the 160-character segments.',
-				}
-			: property,
-	),
-	sendOptions,
+	smsSendDescription,
+	'The question to ask. The link to the answer page is added on a line of its own after it (129 characters plus your n8n address and the execution ID: about 160 in all), and counts towards the 1600-character limit and the 160-character segments.',
 );
 
 /**

@@ -6,23 +6,10 @@ import type { Envelope } from '../../envelope';
 import { priceOf } from '../../pricing';
 import { smsSend, smsSendDescription } from './send';
 
-/** Send's recipient, message and sender; Send's options (country, billing, cap) go under Options. */
-const sendFields = smsSendDescription.filter((property) => property.name !== 'options');
-const sendOptions = (smsSendDescription.find((property) => property.name === 'options')?.options ??
-	[]) as INodeProperties[];
-
 export const smsSendAndWaitDescription: INodeProperties[] = sendAndWaitProperties(
 	'sms',
-	sendFields.map((property) =>
-		property.name === 'message'
-			? {
-					...property,
-					description:
-						'The question to ask. The link to the answer page is added on a line of its own after it (129 characters plus your n8n address and the execution ID: about 160 in all) and is charged with it: every 160 characters make one SMS, 3p each with a live key.',
-				}
-			: property,
-	),
-	sendOptions,
+	smsSendDescription,
+	'The question to ask. The link to the answer page is added on a line of its own after it (129 characters plus your n8n address and the execution ID: about 160 in all) and is charged with it: every 160 characters make one SMS, 3p each with a live key.',
 );
 
 /**
