@@ -25,7 +25,7 @@ export const smsDescription: INodeProperties[] = [
 				value: 'sendAndWait',
 				action: 'Send an SMS and wait for response',
 				description:
-					'Send a text message with a link to a page where the person approves, declines or answers, and wait for the answer',
+					'Send a text message with a link to a page where the person approves, declines or answers, and wait for the answer; costs 3p per 160 characters, link included, with a live key',
 			},
 		],
 		default: 'send',
