@@ -248,7 +248,8 @@ function assertOneItem(ctx: IExecuteFunctions): void {
 /**
  * After the SMS went out: the execution waits. What the node leaves on its place in the execution
  * stack is what it outputs if nobody answers before the limit (n8n then runs on with the waiting
- * node's input), so that item says the wait timed out; an answer replaces it with the answer.
+ * node's input) and what the answer page's expressions read, so that item is the input item with
+ * the wait's outcome added; an answer replaces it with the answer.
  */
 async function waitForAnswer(
 	ctx: IExecuteFunctions,
@@ -262,9 +263,14 @@ async function waitForAnswer(
 	if (until.getTime() !== WAIT_INDEFINITELY.getTime()) {
 		const stacked = ctx.getExecuteData?.()?.data;
 		if (stacked && Array.isArray(stacked.main)) {
+			// The input item goes on (as n8n's own send-and-wait passes it through on a timeout),
+			// so expressions on it still work on the answer page, with what happened added.
+			const [input] = ctx.getInputData();
 			stacked.main[0] = [
 				{
+					...(input?.binary ? { binary: input.binary } : {}),
 					json: {
+						...input?.json,
 						timedOut: true,
 						responseType,
 						...(responseType === 'approval' ? { approved: false } : {}),

@@ -514,7 +514,10 @@ async function sendAndWaitChecks({ url, sandbox, hook, smsTo }) {
 		const page = await fetch(approval.link, { headers: agent ? { 'user-agent': agent } : {} });
 		const html = await page.text();
 		expect(
-			page.status === 200 && html.includes('Yes, book it') && html.includes('No thanks'),
+			page.status === 200 &&
+				html.includes('Yes, book it') &&
+				html.includes(approval.message.split('\n')[0]) &&
+				html.includes('No thanks'),
 			`GET of the link (user agent "${agent}") answered ${page.status}: ${html.slice(0, 300)}`,
 		);
 	}
@@ -532,6 +535,7 @@ async function sendAndWaitChecks({ url, sandbox, hook, smsTo }) {
 	try {
 		await session.step('open the approval link and press "Yes, book it"', async (page) => {
 			await page.goto(approval.link);
+			await session.snapshot('the approval page on a phone');
 			await page.getByRole('button', { name: 'Yes, book it' }).click();
 			await page.getByText('your answer was recorded').waitFor();
 		});
@@ -558,12 +562,16 @@ async function sendAndWaitChecks({ url, sandbox, hook, smsTo }) {
 			'Free Text (Unified)',
 			`What time suits you on Tuesday? ${Date.now()}`,
 		);
-		await session.step('open the free-text link, type an answer and send it', async (page) => {
-			await page.goto(free.link);
-			await page.getByLabel('Your answer').fill('After 2pm please');
-			await page.getByRole('button', { name: 'Send' }).click();
-			await page.getByText('your answer was recorded').waitFor();
-		});
+		await session.step(
+			'open the free-text link: the question; type an answer and send it',
+			async (page) => {
+				await page.goto(free.link);
+				await page.getByText(free.message.split('\n')[0]).waitFor();
+				await page.getByLabel('Your answer').fill('After 2pm please');
+				await page.getByRole('button', { name: 'Send' }).click();
+				await page.getByText('your answer was recorded').waitFor();
+			},
+		);
 		const [answered] = await waitFor('the free-text answer to resume the execution', () =>
 			collected('/wait-text').length ? collected('/wait-text') : null,
 		);

@@ -69,10 +69,12 @@ it('Comms Account: the SMS carries the message and the signed link; the executio
 	const waitTill = result.run.waitTill as Date;
 	expect(waitTill.getTime()).toBeGreaterThanOrEqual(before + 30 * 60_000);
 	expect(waitTill.getTime()).toBeLessThan(Date.now() + 30 * 60_000 + 1);
-	// If nobody answers, n8n runs on with what the node left on its place in the stack.
+	// If nobody answers, n8n runs on with what the node left on its place in the stack: the input
+	// item (the answer page's expressions read it) with the wait's outcome.
 	const stacked = result.run.data.executionData?.nodeExecutionStack[0];
 	expect(stacked?.node.name).toBe('Node');
 	expect(stacked?.data.main[0]?.[0].json).toEqual({
+		i: 0,
 		timedOut: true,
 		responseType: 'approval',
 		approved: false,
