@@ -101,6 +101,8 @@ export function buildAdditionalData(
 		formTestBaseUrl: 'http://127.0.0.1:5678/form-test',
 		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
 		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		// An execution id, as n8n gives every run: Send and Wait signs its resume link with it.
+		executionId: 'harness-execution',
 		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
 		mcpBaseUrl: 'http://127.0.0.1:5678/mcp',
 		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcp-test',

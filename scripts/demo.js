@@ -191,6 +191,13 @@ async function main() {
 				fs.readFileSync(path.join(__dirname, '..', 'examples', file), 'utf8'),
 			);
 			console.log(`▶ ${workflow.name}  (examples/${file})`);
+			// An AI-agent example needs n8n's AI nodes and a model, which this engine run has not.
+			if (workflow.nodes.some((node) => node.type.startsWith('@n8n/n8n-nodes-langchain.'))) {
+				console.log(
+					'  skipped: it needs n8n with its AI nodes and a chat model (import it into n8n; `npm run test:e2e` runs it with a scripted model)\n',
+				);
+				continue;
+			}
 			const started = Date.now();
 			const result = await runWorkflow(workflow, { credentials });
 			for (const node of workflow.nodes) {

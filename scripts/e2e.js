@@ -42,6 +42,8 @@ const crypto = require('node:crypto');
 const harness = require('./e2e/harness');
 const { collectNode, startCollector } = require('./e2e/collector');
 const { unifiedSendSmsScenario } = require('./e2e/unified-scenario');
+const { aiScenario } = require('./e2e/ai-agent');
+const { startScriptedModel } = require('./e2e/scripted-model');
 const { sleep, waitFor } = require('./e2e/live');
 const { ensureN8n } = require('./e2e/n8n-install');
 const { E2eError, log } = require('./e2e/proc');
@@ -561,9 +563,13 @@ function sendSmsTexts(nodes) {
 	);
 	if (!resource || !operation || !locator)
 		throw new E2eError(`${ACCOUNT_NODE_TYPE}: no SMS Send with a number list in its description`);
+	const sendAndWait = properties
+		.find((p) => p.name === 'operation' && shownFor(p, 'sms'))
+		.options.find((o) => o.value === 'sendAndWait');
 	return {
 		node: node.displayName,
 		action: operation.action || `${operation.name} ${resource.name}`,
+		sendAndWaitAction: sendAndWait?.action,
 		resource: resource.name,
 		operation: operation.name,
 		locator: locator.displayName,
@@ -680,9 +686,12 @@ function commsSuite({ repo = REPO } = {}) {
 			// autoSettleMs: webhooks go out and calls move on while nobody calls the API, as in life.
 			const sandbox = await startSandbox({ port: 0, autoSettleMs: 1000 });
 			sandbox.collector = await startCollector();
+			// The OpenAI-compatible model the AI Agent scenarios' Chat Model nodes talk to.
+			sandbox.model = await startScriptedModel();
 			const stopSandbox = sandbox.stop.bind(sandbox);
 			sandbox.stop = async () => {
 				await sandbox.collector.stop();
+				await sandbox.model.stop();
 				await stopSandbox();
 			};
 			for (const field of ['accountBaseUrl', 'stop', 'requests']) {
@@ -720,9 +729,12 @@ function commsSuite({ repo = REPO } = {}) {
 			unifiedSendSmsScenario(repo, attachCredentials),
 		],
 		// E2E_ONLY=<regular expression>: run only the live scenarios whose name matches (for work on one).
-		liveScenarios: [smsTriggerScenario, webhookTriggerScenario, editorScenario(repo)].filter(
-			(s) => !process.env.E2E_ONLY || new RegExp(process.env.E2E_ONLY, 'i').test(s.name),
-		),
+		liveScenarios: [
+			smsTriggerScenario,
+			webhookTriggerScenario,
+			editorScenario(repo),
+			aiScenario(repo),
+		].filter((s) => !process.env.E2E_ONLY || new RegExp(process.env.E2E_ONLY, 'i').test(s.name)),
 	};
 }
 

@@ -1,23 +1,27 @@
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { findOperation, type OperationTable, runItems } from '../shared/items';
+import { runOrWait, sendAndWaitWebhook, sendAndWaitWebhooks } from '../shared/sendAndWait';
+import { withToolActions } from '../shared/tool';
 import { getNumbers, getSmsNumbers } from '../shared/numbers';
 import { callDescription, callOperations } from './resources/call';
 import { numberDescription, numberOperations } from './resources/number';
 import { smsDescription, smsOperations } from './resources/sms';
 import { quotePrefix } from '../shared/quote';
+import { accountToolActions } from './tool';
 
 /** Every resource of the node and its operations, as the Resource and Operation options offer them. */
 export interface CommsAccountResources {
 	number: 'getAll';
 	call: 'create' | 'get' | 'getAll';
-	sms: 'send' | 'get' | 'getAll';
+	sms: 'send' | 'sendAndWait' | 'get' | 'getAll';
 }
 
 const operations: OperationTable<CommsAccountResources> = {
@@ -25,6 +29,31 @@ const operations: OperationTable<CommsAccountResources> = {
 	call: callOperations,
 	sms: smsOperations,
 };
+
+/**
+ * The node's parameters. Each operation's action also tells an AI agent using the node as a tool
+ * what it needs (./tool.ts).
+ */
+const properties: INodeProperties[] = withToolActions(
+	[
+		{
+			displayName: 'Resource',
+			name: 'resource',
+			type: 'options',
+			noDataExpression: true,
+			options: [
+				{ name: 'Call', value: 'call' },
+				{ name: 'Number', value: 'number' },
+				{ name: 'SMS', value: 'sms' },
+			],
+			default: 'sms',
+		},
+		...numberDescription,
+		...callDescription,
+		...smsDescription,
+	],
+	accountToolActions,
+);
 
 export class CommsAccount implements INodeType {
 	description: INodeTypeDescription = {
@@ -40,27 +69,14 @@ export class CommsAccount implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
+		webhooks: sendAndWaitWebhooks,
 		credentials: [{ name: 'commsAccountApi', required: true }],
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Call', value: 'call' },
-					{ name: 'Number', value: 'number' },
-					{ name: 'SMS', value: 'sms' },
-				],
-				default: 'sms',
-			},
-			...numberDescription,
-			...callDescription,
-			...smsDescription,
-		],
+		properties,
 	};
 
 	methods = { listSearch: { getNumbers, getSmsNumbers } };
+
+	webhook = sendAndWaitWebhook;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const resource = this.getNodeParameter('resource', 0) as string;
@@ -71,6 +87,6 @@ export class CommsAccount implements INodeType {
 				this.getNode(),
 				`The operation "${quotePrefix(String(operation))}" of "${quotePrefix(String(resource))}" is not supported`,
 			);
-		return [await runItems(this, handler)];
+		return await runOrWait(this, operation, () => runItems(this, handler));
 	}
 }

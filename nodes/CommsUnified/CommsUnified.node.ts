@@ -1,23 +1,27 @@
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { findOperation, type OperationTable, runItems } from '../shared/items';
+import { runOrWait, sendAndWaitWebhook, sendAndWaitWebhooks } from '../shared/sendAndWait';
+import { withToolActions } from '../shared/tool';
 import { UNIFIED_CREDENTIAL } from '../shared/transport';
 import { aiDescription, aiOperations } from './resources/ai';
 import { emailDescription, emailOperations } from './resources/email';
 import { smsDescription, smsOperations } from './resources/sms';
 import { voiceDescription, voiceOperations } from './resources/voice';
 import { quotePrefix } from '../shared/quote';
+import { unifiedToolActions } from './tool';
 
 /** Every service of the node (its resources) and their operations. */
 export interface CommsUnifiedResources {
 	voice: 'makeCall';
-	sms: 'send';
+	sms: 'send' | 'sendAndWait';
 	email: 'send';
 	ai: 'chat';
 }
@@ -28,6 +32,33 @@ const operations: OperationTable<CommsUnifiedResources> = {
 	email: emailOperations,
 	ai: aiOperations,
 };
+
+/**
+ * The node's parameters. Each operation's action also tells an AI agent using the node as a tool
+ * what it needs (./tool.ts).
+ */
+const properties: INodeProperties[] = withToolActions(
+	[
+		{
+			displayName: 'Resource',
+			name: 'resource',
+			type: 'options',
+			noDataExpression: true,
+			options: [
+				{ name: 'AI', value: 'ai', description: 'Chat with an AI model' },
+				{ name: 'Email', value: 'email', description: 'Send an email' },
+				{ name: 'SMS', value: 'sms', description: 'Send a text message' },
+				{ name: 'Voice', value: 'voice', description: 'Make an AI phone call' },
+			],
+			default: 'sms',
+		},
+		...voiceDescription,
+		...smsDescription,
+		...emailDescription,
+		...aiDescription,
+	],
+	unifiedToolActions,
+);
 
 export class CommsUnified implements INodeType {
 	description: INodeTypeDescription = {
@@ -43,27 +74,12 @@ export class CommsUnified implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
+		webhooks: sendAndWaitWebhooks,
 		credentials: [{ name: 'commsUnifiedApi', required: true }],
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'AI', value: 'ai', description: 'Chat with an AI model' },
-					{ name: 'Email', value: 'email', description: 'Send an email' },
-					{ name: 'SMS', value: 'sms', description: 'Send a text message' },
-					{ name: 'Voice', value: 'voice', description: 'Make an AI phone call' },
-				],
-				default: 'sms',
-			},
-			...voiceDescription,
-			...smsDescription,
-			...emailDescription,
-			...aiDescription,
-		],
+		properties,
 	};
+
+	webhook = sendAndWaitWebhook;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const resource = this.getNodeParameter('resource', 0) as string;
@@ -74,6 +90,8 @@ export class CommsUnified implements INodeType {
 				this.getNode(),
 				`The operation "${quotePrefix(String(operation))}" of "${quotePrefix(String(resource))}" is not supported`,
 			);
-		return [await runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL })];
+		return await runOrWait(this, operation, () =>
+			runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL }),
+		);
 	}
 }

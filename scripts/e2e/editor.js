@@ -67,8 +67,9 @@ function smsPosts(sandbox) {
  *   url          the running n8n
  *   packageName  the package's npm name (its icons are served under /icons/<name>/)
  *   nodes        [{ displayName, type }] of every node of the package (from the built files)
- *   sendSms      { node, action, resource, operation, locator }: display texts of Comms Account's
- *                SMS Send, read from the node's description
+ *   sendSms      { node, action, resource, operation, locator, sendAndWaitAction }: display
+ *                texts of Comms Account's SMS Send (and the Send and Wait action listed beside
+ *                it), read from the node's description
  *   sandbox      the running sandbox
  *   canvas       optional { workflowId }: an imported workflow holding one of every node
  *   triggers     optional [{ name, type, workflowId, shows: [text], webhookUrl }]: published
@@ -130,6 +131,14 @@ async function runEditorChecks({
 				.locator('[data-test-id=node-creator-item-name]', { hasText: exactly(sendSms.node) })
 				.first()
 				.click();
+			// The SMS actions include Send and Wait for Response (issue 24).
+			if (sendSms.sendAndWaitAction)
+				await page
+					.locator('[data-test-id=node-creator-item-name]', {
+						hasText: exactly(sendSms.sendAndWaitAction),
+					})
+					.first()
+					.waitFor({ state: 'visible' });
 			await page
 				.locator('[data-test-id=node-creator-item-name]', { hasText: exactly(sendSms.action) })
 				.first()

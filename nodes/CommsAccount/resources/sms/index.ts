@@ -3,8 +3,14 @@ import type { INodeProperties } from 'n8n-workflow';
 import { smsGet, smsGetDescription } from './get';
 import { smsGetAll, smsGetAllDescription } from './getAll';
 import { smsSend, smsSendDescription } from './send';
+import { smsSendAndWait, smsSendAndWaitDescription } from './sendAndWait';
 
-export const smsOperations = { send: smsSend, get: smsGet, getAll: smsGetAll };
+export const smsOperations = {
+	send: smsSend,
+	sendAndWait: smsSendAndWait,
+	get: smsGet,
+	getAll: smsGetAll,
+};
 
 export const smsDescription: INodeProperties[] = [
 	{
@@ -32,10 +38,18 @@ export const smsDescription: INodeProperties[] = [
 				action: 'Send an SMS',
 				description: "Send a text message from an account number's paired SMS sender",
 			},
+			{
+				name: 'Send and Wait for Response',
+				value: 'sendAndWait',
+				action: 'Send an SMS and wait for response',
+				description:
+					'Send a text message with a link to a page where the person approves, declines or answers, and wait for the answer',
+			},
 		],
 		default: 'send',
 	},
 	...smsSendDescription,
+	...smsSendAndWaitDescription,
 	...smsGetDescription,
 	...smsGetAllDescription,
 ];

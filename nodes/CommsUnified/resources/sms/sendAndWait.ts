@@ -1,0 +1,31 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { Operation } from '../../../shared/items';
+import { answerLink, sendAndWaitProperties, withAnswerLink } from '../../../shared/sendAndWait';
+import type { Envelope } from '../../envelope';
+import { priceOf } from '../../pricing';
+import { smsSend, smsSendDescription } from './send';
+
+export const smsSendAndWaitDescription: INodeProperties[] = sendAndWaitProperties(
+	'sms',
+	smsSendDescription,
+	'The question to ask. The link to the answer page is added on a line of its own after it (129 characters plus your n8n address and the execution ID: about 160 in all) and is charged with it: every 160 characters make one SMS, 3p each with a live key.',
+);
+
+/**
+ * Send's checks and send, with the answer link added to the message and priced with it: the same
+ * Spending Cap, rate limit and never-twice path as every SMS.
+ */
+export const smsSendAndWait: Operation<Envelope> = {
+	async prepare(i) {
+		const envelope = await smsSend.prepare.call(this, i);
+		const data = {
+			...envelope.data,
+			message: withAnswerLink(String(envelope.data.message), answerLink(this)),
+		};
+		return { ...envelope, data, price: priceOf('sms', data) };
+	},
+	sequenceKey: smsSend.sequenceKey,
+	concurrency: smsSend.concurrency,
+	run: smsSend.run,
+};
