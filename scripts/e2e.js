@@ -220,7 +220,7 @@ async function checkAccountSendSms(view) {
 // Live scenarios: published workflows in a running n8n (`n8n start`).
 // ---------------------------------------------------------------------------
 
-const SMS_TRIGGER_TYPE = 'n8n-nodes-comms-api.commsAccountSmsTrigger';
+const SMS_TRIGGER_TYPE = 'n8n-nodes-comms-api.commsAccountTrigger';
 const UNIFIED_TRIGGER_TYPE = 'n8n-nodes-comms-api.commsUnifiedTrigger';
 const UNIFIED_EVENTS = [
 	'call.completed',
@@ -249,11 +249,11 @@ function smsPolls(sandbox) {
 }
 
 /**
- * Comms Account SMS Trigger, published: history from before activation never reaches the
+ * Comms Account Trigger, published: history from before activation never reaches the
  * workflow; SMS arriving afterwards each reach it exactly once, over more than one poll.
  */
 const smsTriggerScenario = {
-	name: 'Comms Account SMS Trigger in a running n8n: each new SMS starts the workflow once, history does not',
+	name: 'Comms Account Trigger in a running n8n: each new SMS starts the workflow once, history does not',
 	credentials: (sandbox) => [
 		{
 			name: 'Comms Account (live)',

@@ -31,7 +31,7 @@ import {
 	type PollOutcome,
 	runPoll,
 	type SmsOrder,
-} from '../../nodes/CommsAccountSmsTrigger/cursor';
+} from '../../nodes/CommsAccountTrigger/cursor';
 import type { SmsPage } from '../../nodes/shared/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');

@@ -15,7 +15,7 @@ import {
 	runPoll,
 	type SmsOrder,
 	stopPoll,
-} from '../../nodes/CommsAccountSmsTrigger/cursor';
+} from '../../nodes/CommsAccountTrigger/cursor';
 import type { SmsPage, SmsRecord } from '../../nodes/shared/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');

@@ -87,26 +87,26 @@ function report(ctx: IPollFunctions, outcome: PollOutcome): void {
 	if (outcome.newMayBeHidden) {
 		ctx.logger.warn(
 			outcome.shortfall === 'newestFirstFull'
-				? `Comms Account SMS Trigger: more SMS arrived since the last poll than one page (200) holds, and the API returns the newest first, so the older of them could not be read. Split the trigger by Phone Number or Peer to stay under 200 per poll.`
-				: `Comms Account SMS Trigger: more than one page (200) of SMS share one sent time, or the API ignored the since filter (${outcome.shortfall}); messages beyond the page could not be read.`,
+				? `Comms Account Trigger: more SMS arrived since the last poll than one page (200) holds, and the API returns the newest first, so the older of them could not be read. Split the trigger by Phone Number or Peer to stay under 200 per poll.`
+				: `Comms Account Trigger: more than one page (200) of SMS share one sent time, or the API ignored the since filter (${outcome.shortfall}); messages beyond the page could not be read.`,
 		);
 	} else if (outcome.shortfall === 'stopped') {
 		ctx.logger.info(
-			`Comms Account SMS Trigger: poll budget reached after ${outcome.pages} pages; the rest is read on the next poll.`,
+			`Comms Account Trigger: poll budget reached after ${outcome.pages} pages; the rest is read on the next poll.`,
 		);
 	}
 }
 
-export class CommsAccountSmsTrigger implements INodeType {
+export class CommsAccountTrigger implements INodeType {
 	description: INodeTypeDescription = {
-		displayName: 'Comms Account SMS Trigger',
-		name: 'commsAccountSmsTrigger',
+		displayName: 'Comms Account Trigger',
+		name: 'commsAccountTrigger',
 		icon: { light: 'file:../../icons/comms.svg', dark: 'file:../../icons/comms.dark.svg' },
 		group: ['trigger'],
 		version: 1,
 		subtitle: '=SMS received',
 		description: 'Starts the workflow when an SMS arrives on one of your Comms Account numbers',
-		defaults: { name: 'Comms Account SMS Trigger' },
+		defaults: { name: 'Comms Account Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -115,6 +115,25 @@ export class CommsAccountSmsTrigger implements INodeType {
 			{
 				...phoneDocIdLocator,
 				required: false,
+				// Empty means every number, in both modes: "By ID" must accept an empty value, or n8n
+				// marks the node as having issues and every execution it starts fails.
+				modes: (phoneDocIdLocator.modes ?? []).map((mode) =>
+					mode.name === 'id'
+						? {
+								...mode,
+								validation: [
+									{
+										type: 'regex' as const,
+										properties: {
+											regex: '(\\S+)?',
+											errorMessage:
+												'Enter a phoneDocId without spaces, or leave it empty for every number',
+										},
+									},
+								],
+							}
+						: mode,
+				),
 				description:
 					'Only SMS received on this number. Leave empty to start on SMS to any number of the account.',
 			},
@@ -185,7 +204,7 @@ export class CommsAccountSmsTrigger implements INodeType {
 			const stored = parseState(staticData[STATE_KEY]);
 			if (staticData[STATE_KEY] !== undefined && !stored)
 				this.logger.warn(
-					'Comms Account SMS Trigger: the stored cursor could not be read; starting again from now',
+					'Comms Account Trigger: the stored cursor could not be read; starting again from now',
 				);
 			// First activation: from now (or the last Include Last Minutes), never the whole history.
 			const state = stored ?? baseline(Date.now() - includeLastMinutes * 60_000);

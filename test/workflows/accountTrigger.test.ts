@@ -1,5 +1,5 @@
 /**
- * The Comms Account SMS Trigger run as n8n runs a polling trigger (n8n-core's PollContext,
+ * The Comms Account Trigger run as n8n runs a polling trigger (n8n-core's PollContext,
  * static data stored between polls as n8n stores it; see harness/poll.ts) against the
  * sandbox over HTTP: every case of the cursor's property tests end to end, in both orders the
  * sandbox offers, and what n8n users see: first activation, Include Last Minutes, Fetch Test
@@ -19,7 +19,7 @@ import type { SmsOrder } from '../../sandbox';
 import { captureLogs } from '../support/logs';
 import { accountCredentials, useSandbox } from '../support/sandbox';
 
-const TRIGGER = 'n8n-nodes-comms-api.commsAccountSmsTrigger';
+const TRIGGER = 'n8n-nodes-comms-api.commsAccountTrigger';
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
 
 /** Injects a failure just before the `n`th GET /v1/sms from now is handled. */
@@ -425,6 +425,24 @@ describe('filters', () => {
 			peer: '+447700900321',
 		});
 	});
+	it.each(['list', 'id'])(
+		'Phone Number left empty in "%s" mode means every number, and the executions it starts run',
+		async (mode) => {
+			const harness = trigger({ phoneDocId: { __rl: true, mode, value: '' } }, { reply: true });
+			await harness.activate();
+			const a = inject({ phoneDocId: 'pdoc_sbx_smsoff' });
+			const b = inject({ phoneDocId: 'pdoc_sbx_main' });
+			const run = await harness.poll();
+			expect(run.error).toBeUndefined();
+			expect(ids(run)).toEqual([...idsOf(a), ...idsOf(b)]);
+			expect(smsReads().at(-1)?.query).not.toHaveProperty('phoneDocId');
+			const executions = await harness.executions();
+			expect(executions).toHaveLength(1);
+			// n8n checks the trigger's parameters before it runs the execution.
+			expect(executions[0].error).toBeUndefined();
+			expect(executions[0].output('Reply')).toHaveLength(2);
+		},
+	);
 });
 
 describe("errors, as n8n's poll backoff reads them", () => {
