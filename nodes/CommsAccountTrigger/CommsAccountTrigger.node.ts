@@ -83,7 +83,17 @@ function declared(ctx: IPollFunctions, error: unknown): NodeApiError | NodeOpera
 	);
 }
 
+/** Triggers (workflow and node) that have already said their server sent entries that are not records. */
+const toldOfJunk = new Set<string>();
+
 function report(ctx: IPollFunctions, outcome: PollOutcome): void {
+	const who = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id ?? ctx.getNode().name}`;
+	if (outcome.skipped > 0 && !toldOfJunk.has(who)) {
+		toldOfJunk.add(who);
+		ctx.logger.warn(
+			`Comms Account Trigger: the API sent ${outcome.skipped} entries that are not SMS records (null or not an object) among the messages; they were skipped. Said once per trigger.`,
+		);
+	}
 	if (outcome.newMayBeHidden) {
 		ctx.logger.warn(
 			outcome.shortfall === 'newestFirstFull'

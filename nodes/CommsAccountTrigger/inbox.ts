@@ -6,7 +6,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { accountApiRequest } from '../shared/transport';
-import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../shared/smsPaging';
+import { isSmsRecord, MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../shared/smsPaging';
 import { type PageRequest, pageOrder } from './cursor';
 
 export interface InboxFilter {
@@ -55,6 +55,7 @@ export function latestOf(messages: SmsRecord[]): SmsRecord | undefined {
 	const oldestFirst = pageOrder(messages) === 'oldestFirst';
 	let best: SmsRecord | undefined;
 	for (const record of messages) {
+		if (!isSmsRecord(record)) continue;
 		if (!best || timeOf(record) > timeOf(best) || (oldestFirst && timeOf(record) === timeOf(best)))
 			best = record;
 	}
