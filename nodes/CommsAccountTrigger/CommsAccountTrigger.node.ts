@@ -11,18 +11,30 @@ import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workf
 import { defaultCountryOption, phoneDocIdLocator } from '../shared/descriptions';
 import { getNumbers } from '../shared/numbers';
 import { itemlessSource, locatorValue, options, phoneNumber, shown } from '../shared/params';
-import { ACCOUNT_CREDENTIAL, getConnection } from '../shared/transport';
+import { ACCOUNT_CREDENTIAL, accountClockOffsetMs, getConnection } from '../shared/transport';
 import {
 	baseline,
+	type CursorState,
 	DEFAULT_LOOK_BACK_MINUTES,
 	DEFAULT_SETTINGS,
 	pageOrder,
+	type PageRequest,
 	parseState,
 	runPoll,
 	type PollOutcome,
 } from './cursor';
 import { failureOf } from './failure';
 import { fetchReceived, type InboxFilter, latestReceived } from './inbox';
+import {
+	boundedOffsetMs,
+	claimPoll,
+	fingerprint,
+	isActivationPoll,
+	keepBaseline,
+	savedBaseline,
+	shortestIntervalMs,
+	waitLimitMs,
+} from './lifecycle';
 
 /** Where the cursor lives in the node's static data. */
 const STATE_KEY = 'smsCursor';
@@ -105,6 +117,91 @@ function report(ctx: IPollFunctions, outcome: PollOutcome): void {
 			`Comms Account Trigger: poll budget reached after ${outcome.pages} pages; the rest is read on the next poll.`,
 		);
 	}
+}
+
+/** One scheduled (or publish-time) poll: reads from the cursor, stores it, returns what is new. */
+async function pollOnce(
+	ctx: IPollFunctions,
+	filter: InboxFilter,
+	started: number,
+): Promise<INodeExecutionData[][] | null> {
+	const includeLastMinutes = minutes(ctx, 'includeLastMinutes', 'Include Last Minutes', 0);
+	const lookBackMinutes = minutes(
+		ctx,
+		'lookBackMinutes',
+		'Late Arrival Window (Minutes)',
+		DEFAULT_LOOK_BACK_MINUTES,
+	);
+	const budgetMs =
+		(ctx as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>).getPollBudgetMs?.() ??
+		DEFAULT_BUDGET_MS;
+	const maxWaitMs = waitLimitMs(
+		shortestIntervalMs(ctx.getNodeParameter('pollTimes', {})),
+		budgetMs * BUDGET_SHARE,
+	);
+	const read = (request: Partial<PageRequest>) =>
+		fetchReceived(ctx, filter, request, { maxWaitMs });
+	const fp = fingerprint({
+		event: 'smsReceived',
+		phoneDocId: filter.phoneDocId,
+		peer: filter.peer,
+	});
+
+	const staticData = ctx.getWorkflowStaticData('node');
+	let stored = parseState(staticData[STATE_KEY]);
+	if (staticData[STATE_KEY] !== undefined && !stored)
+		ctx.logger.warn(
+			'Comms Account Trigger: the stored cursor could not be read; starting again from now',
+		);
+	if (stored?.fp !== undefined && stored.fp !== fp) {
+		ctx.logger.info(
+			'Comms Account Trigger: the event or a filter changed since the last poll; starting again from now',
+		);
+		stored = undefined;
+	}
+	let state: CursorState | undefined = stored ? { ...stored, fp } : undefined;
+	if (!state) {
+		// The first poll: from now on the API's clock (or the last Include Last Minutes), never
+		// the whole history. A scheduled poll that finds no cursor starts from the baseline the
+		// publish-time poll kept, which n8n may not have committed as the cursor.
+		const kept = isActivationPoll(ctx) ? undefined : savedBaseline(ctx, fp);
+		let startMs = kept;
+		if (startMs === undefined) {
+			// One request to read the API's clock (its Date header), when none was read yet.
+			if ((await accountClockOffsetMs(ctx)) === undefined) await read({ limit: 1 });
+			const offset = boundedOffsetMs(await accountClockOffsetMs(ctx));
+			startMs = Date.now() + offset - includeLastMinutes * 60_000;
+			keepBaseline(ctx, startMs, fp);
+		}
+		state = baseline(startMs, fp);
+	}
+
+	let offsetMs = await accountClockOffsetMs(ctx);
+	const outcome = await runPoll(
+		state,
+		async (request) => {
+			const page = await read(request);
+			offsetMs = await accountClockOffsetMs(ctx);
+			return page;
+		},
+		{
+			settings: { ...DEFAULT_SETTINGS, lookBackMs: lookBackMinutes * 60_000 },
+			// Now on the API's clock (as far as its Date header shows it), which its sentAt uses.
+			now: () => Date.now() + boundedOffsetMs(offsetMs),
+			keepReading: () => Date.now() - started < budgetMs * BUDGET_SHARE,
+			// A page of the latest messages, to see which way the server sorts, when this poll's
+			// own pages could not show it.
+			probeOrder: async () => {
+				const order = pageOrder((await read({})).messages);
+				return order === 'unordered' ? undefined : order;
+			},
+		},
+	);
+
+	// Every page of this poll has been read: only now does the cursor move.
+	staticData[STATE_KEY] = outcome.state as unknown as IDataObject;
+	report(ctx, outcome);
+	return outcome.emit.length ? [ctx.helpers.returnJsonArray(outcome.emit as IDataObject[])] : null;
 }
 
 export class CommsAccountTrigger implements INodeType {
@@ -203,47 +300,21 @@ export class CommsAccountTrigger implements INodeType {
 			if (this.getMode() === 'manual')
 				return [this.helpers.returnJsonArray([await latestReceived(this, filter, Date.now())])];
 
-			const includeLastMinutes = minutes(this, 'includeLastMinutes', 'Include Last Minutes', 0);
-			const lookBackMinutes = minutes(
-				this,
-				'lookBackMinutes',
-				'Late Arrival Window (Minutes)',
-				DEFAULT_LOOK_BACK_MINUTES,
-			);
-			const staticData = this.getWorkflowStaticData('node');
-			const stored = parseState(staticData[STATE_KEY]);
-			if (staticData[STATE_KEY] !== undefined && !stored)
-				this.logger.warn(
-					'Comms Account Trigger: the stored cursor could not be read; starting again from now',
-				);
-			// First activation: from now (or the last Include Last Minutes), never the whole history.
-			const state = stored ?? baseline(Date.now() - includeLastMinutes * 60_000);
-
 			const started = Date.now();
-			const budgetMs =
-				(this as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>).getPollBudgetMs?.() ??
-				DEFAULT_BUDGET_MS;
-			const outcome = await runPoll(
-				state,
-				async (request) => await fetchReceived(this, filter, request),
-				{
-					settings: { ...DEFAULT_SETTINGS, lookBackMs: lookBackMinutes * 60_000 },
-					now: () => Date.now(),
-					keepReading: () => Date.now() - started < budgetMs * BUDGET_SHARE,
-					// Once: a page of the latest messages, to see which way the server sorts.
-					probeOrder: async () => {
-						const order = pageOrder((await fetchReceived(this, filter, {})).messages);
-						return order === 'unordered' ? undefined : order;
-					},
-				},
-			);
-
-			// Every page of this poll has been read: only now does the cursor move.
-			staticData[STATE_KEY] = outcome.state as unknown as IDataObject;
-			report(this, outcome);
-			return outcome.emit.length
-				? [this.helpers.returnJsonArray(outcome.emit as IDataObject[])]
-				: null;
+			// One poll of this trigger at a time: another one still running (a slow page, a 429
+			// waited out) reads the same cursor, and both would emit what they find.
+			const release = claimPoll(this, started);
+			if (!release) {
+				this.logger.debug(
+					'Comms Account Trigger: the previous poll of this trigger is still running; this one is skipped',
+				);
+				return null;
+			}
+			try {
+				return await pollOnce(this, filter, started);
+			} finally {
+				release();
+			}
 		} catch (error) {
 			// Thrown in both modes: a test run shows it; an active workflow's poller reads the
 			// declared cause to back off (a 429 for its wait, a dead key or suspended account for

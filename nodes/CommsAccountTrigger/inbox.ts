@@ -21,10 +21,12 @@ export async function fetchReceived(
 	ctx: IPollFunctions,
 	filter: InboxFilter,
 	request: Partial<PageRequest>,
+	{ maxWaitMs }: { maxWaitMs?: number } = {},
 ): Promise<SmsPage> {
 	const body = await accountApiRequest(ctx, {
 		method: 'GET',
 		path: '/v1/sms',
+		maxWaitMs,
 		qs: {
 			direction: 'received',
 			phoneDocId: filter.phoneDocId,
@@ -39,11 +41,14 @@ export async function fetchReceived(
 	};
 }
 
-const HOUR = 60 * 60_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 /** Where the latest message is looked for first: recent windows are one request on any server. */
 const WINDOWS_MS = [HOUR, 24 * HOUR, 30 * 24 * HOUR, undefined];
-/** Pages read forward in one window when results come oldest first. */
+/** Pages read forward one after another in a window when results come oldest first. */
 const MAX_PAGES_PER_WINDOW = 10;
+/** Requests in one window in all, jumps included. */
+const MAX_REQUESTS_PER_WINDOW = 40;
 
 function timeOf(record: SmsRecord): number {
 	const ms = typeof record.sentAt === 'string' ? Date.parse(record.sentAt) : NaN;
@@ -64,8 +69,9 @@ export function latestOf(messages: SmsRecord[]): SmsRecord | undefined {
 
 /**
  * The latest received message, for a test run. Looks in the last hour, day and 30 days, then
- * everywhere; within a window, results oldest first are paged forward to their end. Never
- * touches the cursor.
+ * everywhere; within a window, results oldest first are paged forward to their end. After ten
+ * full pages (more than 2,000 messages), it halves the time between the newest seen and now
+ * instead, so the latest is reached however many arrived. Never touches the cursor.
  */
 export async function latestReceived(
 	ctx: IPollFunctions,
@@ -75,14 +81,33 @@ export async function latestReceived(
 	for (const windowMs of WINDOWS_MS) {
 		let since = windowMs === undefined ? undefined : new Date(nowMs - windowMs).toISOString();
 		let best: SmsRecord | undefined;
-		for (let page = 0; page < MAX_PAGES_PER_WINDOW; page++) {
+		let pages = 0;
+		// Once ten pages in a row were full: the latest lies after `low`, before `high`.
+		let low = NaN;
+		let high = nowMs + 1;
+		for (let request = 0; request < MAX_REQUESTS_PER_WINDOW; request++) {
 			const { messages } = await fetchReceived(ctx, filter, { since, limit: MAX_PAGE_SIZE });
-			const latest = latestOf(best ? [best, ...messages] : messages);
-			best = latest;
-			if (messages.length < MAX_PAGE_SIZE || pageOrder(messages) !== 'oldestFirst') break;
-			const next = latest?.sentAt;
-			if (typeof next !== 'string' || next === since) break;
-			since = next;
+			const full = messages.length >= MAX_PAGE_SIZE && pageOrder(messages) === 'oldestFirst';
+			if (messages.length === 0 && !Number.isNaN(low)) {
+				// Nothing at or after `since`: the latest is before it.
+				high = Date.parse(since as string);
+			} else {
+				best = latestOf(best ? [best, ...messages] : messages);
+				if (!full) break;
+			}
+			const newest = typeof best?.sentAt === 'string' ? Date.parse(best.sentAt) : NaN;
+			if (Number.isNaN(newest)) break;
+			pages++;
+			let next = newest;
+			if (pages >= MAX_PAGES_PER_WINDOW) {
+				// More than 2,000 messages: halve the distance to the latest instead of paging on.
+				low = Math.max(Number.isNaN(low) ? newest : low, newest);
+				if (high - low <= 1) break;
+				next = low + Math.ceil((high - low) / 2);
+			}
+			const nextSince = new Date(next).toISOString();
+			if (nextSince === since) break;
+			since = nextSince;
 		}
 		if (best) return best as IDataObject;
 	}
