@@ -4,205 +4,20 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 	IPollFunctions,
-	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { defaultCountryOption, phoneDocIdLocator } from '../shared/descriptions';
 import { getNumbers } from '../shared/numbers';
-import { itemlessSource, locatorValue, options, phoneNumber, shown } from '../shared/params';
-import { ACCOUNT_CREDENTIAL, accountClockOffsetMs, getConnection } from '../shared/transport';
-import {
-	baseline,
-	type CursorState,
-	DEFAULT_LOOK_BACK_MINUTES,
-	DEFAULT_SETTINGS,
-	pageOrder,
-	type PageRequest,
-	parseState,
-	runPoll,
-	type PollOutcome,
-} from './cursor';
-import { failureOf } from './failure';
-import { fetchReceived, type InboxFilter, latestReceived } from './inbox';
-import {
-	boundedOffsetMs,
-	claimPoll,
-	fingerprint,
-	isActivationPoll,
-	keepBaseline,
-	savedBaseline,
-	shortestIntervalMs,
-	waitLimitMs,
-} from './lifecycle';
+import { ACCOUNT_CREDENTIAL, getConnection } from '../shared/transport';
+import { DEFAULT_LOOK_BACK_MINUTES } from './cursor';
+import { latestReceived } from './inbox';
+import { claimPoll } from './lifecycle';
+import { type CallMode, pollOutcomeEvent, testOutcomeEvent } from './outcomeEvents';
+import { declared, readFilter, readSetup } from './setup';
+import { pollSmsReceived } from './smsReceived';
 
-/** Where the cursor lives in the node's static data. */
-const STATE_KEY = 'smsCursor';
-/** n8n's poll budget when the context does not say (older n8n): 5 minutes. */
-const DEFAULT_BUDGET_MS = 5 * 60_000;
-/** Share of the budget after which no new page is asked for, leaving room for the last one. */
-const BUDGET_SHARE = 0.75;
-
-/** A whole number of minutes of at least 0 from the options; `label` names it in the error. */
-function minutes(ctx: IPollFunctions, name: string, label: string, fallback: number): number {
-	const value = options(itemlessSource(ctx), 0)[name] ?? fallback;
-	const number =
-		typeof value === 'number'
-			? value
-			: typeof value === 'string' && value.trim() !== ''
-				? Number(value)
-				: NaN;
-	if (!Number.isFinite(number) || number < 0) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`${label} "${shown(value)}" must be a number of minutes, 0 or more`,
-			{ failure: { cause: 'configuration-invalid' } },
-		);
-	}
-	return number;
-}
-
-function readFilter(ctx: IPollFunctions): InboxFilter {
-	const source = itemlessSource(ctx);
-	const phoneDocId = locatorValue(ctx.getNodeParameter('phoneDocId', '', { extractValue: true }));
-	const raw = ctx.getNodeParameter('peer', '') as unknown;
-	let peer = '';
-	if (raw !== '' && raw !== null && raw !== undefined) {
-		try {
-			peer = phoneNumber(source, 0, raw, 'Peer');
-		} catch (error) {
-			throw new NodeOperationError(ctx.getNode(), error as Error, {
-				failure: { cause: 'configuration-invalid' },
-			});
-		}
-	}
-	return { phoneDocId, peer };
-}
-
-/** The error to throw: n8n's own error types, with the cause declared for n8n's poll backoff. */
-function declared(ctx: IPollFunctions, error: unknown): NodeApiError | NodeOperationError {
-	const failure = (error as { failure?: unknown })?.failure ? undefined : failureOf(error);
-	if (error instanceof NodeApiError)
-		return new NodeApiError(
-			ctx.getNode(),
-			error as unknown as JsonObject,
-			failure ? { failure } : {},
-		);
-	return new NodeOperationError(
-		ctx.getNode(),
-		error instanceof Error ? error : String(error),
-		failure ? { failure } : {},
-	);
-}
-
-/** Triggers (workflow and node) that have already said their server sent entries that are not records. */
-const toldOfJunk = new Set<string>();
-
-function report(ctx: IPollFunctions, outcome: PollOutcome): void {
-	const who = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id ?? ctx.getNode().name}`;
-	if (outcome.skipped > 0 && !toldOfJunk.has(who)) {
-		toldOfJunk.add(who);
-		ctx.logger.warn(
-			`Comms Account Trigger: the API sent ${outcome.skipped} entries that are not SMS records (null or not an object) among the messages; they were skipped. Said once per trigger.`,
-		);
-	}
-	if (outcome.newMayBeHidden) {
-		ctx.logger.warn(
-			outcome.shortfall === 'newestFirstFull'
-				? `Comms Account Trigger: more SMS arrived since the last poll than one page (200) holds, and the API returns the newest first, so the older of them could not be read. Split the trigger by Phone Number or Peer to stay under 200 per poll.`
-				: `Comms Account Trigger: more than one page (200) of SMS share one sent time, or the API ignored the since filter (${outcome.shortfall}); messages beyond the page could not be read.`,
-		);
-	} else if (outcome.shortfall === 'stopped') {
-		ctx.logger.info(
-			`Comms Account Trigger: poll budget reached after ${outcome.pages} pages; the rest is read on the next poll.`,
-		);
-	}
-}
-
-/** One scheduled (or publish-time) poll: reads from the cursor, stores it, returns what is new. */
-async function pollOnce(
-	ctx: IPollFunctions,
-	filter: InboxFilter,
-	started: number,
-): Promise<INodeExecutionData[][] | null> {
-	const includeLastMinutes = minutes(ctx, 'includeLastMinutes', 'Include Last Minutes', 0);
-	const lookBackMinutes = minutes(
-		ctx,
-		'lookBackMinutes',
-		'Late Arrival Window (Minutes)',
-		DEFAULT_LOOK_BACK_MINUTES,
-	);
-	const budgetMs =
-		(ctx as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>).getPollBudgetMs?.() ??
-		DEFAULT_BUDGET_MS;
-	const maxWaitMs = waitLimitMs(
-		shortestIntervalMs(ctx.getNodeParameter('pollTimes', {})),
-		budgetMs * BUDGET_SHARE,
-	);
-	const read = (request: Partial<PageRequest>) =>
-		fetchReceived(ctx, filter, request, { maxWaitMs });
-	const fp = fingerprint({
-		event: 'smsReceived',
-		phoneDocId: filter.phoneDocId,
-		peer: filter.peer,
-	});
-
-	const staticData = ctx.getWorkflowStaticData('node');
-	let stored = parseState(staticData[STATE_KEY]);
-	if (staticData[STATE_KEY] !== undefined && !stored)
-		ctx.logger.warn(
-			'Comms Account Trigger: the stored cursor could not be read; starting again from now',
-		);
-	if (stored?.fp !== undefined && stored.fp !== fp) {
-		ctx.logger.info(
-			'Comms Account Trigger: the event or a filter changed since the last poll; starting again from now',
-		);
-		stored = undefined;
-	}
-	let state: CursorState | undefined = stored ? { ...stored, fp } : undefined;
-	if (!state) {
-		// The first poll: from now on the API's clock (or the last Include Last Minutes), never
-		// the whole history. A scheduled poll that finds no cursor starts from the baseline the
-		// publish-time poll kept, which n8n may not have committed as the cursor.
-		const kept = isActivationPoll(ctx) ? undefined : savedBaseline(ctx, fp);
-		let startMs = kept;
-		if (startMs === undefined) {
-			// One request to read the API's clock (its Date header), when none was read yet.
-			if ((await accountClockOffsetMs(ctx)) === undefined) await read({ limit: 1 });
-			const offset = boundedOffsetMs(await accountClockOffsetMs(ctx));
-			startMs = Date.now() + offset - includeLastMinutes * 60_000;
-			keepBaseline(ctx, startMs, fp);
-		}
-		state = baseline(startMs, fp);
-	}
-
-	let offsetMs = await accountClockOffsetMs(ctx);
-	const outcome = await runPoll(
-		state,
-		async (request) => {
-			const page = await read(request);
-			offsetMs = await accountClockOffsetMs(ctx);
-			return page;
-		},
-		{
-			settings: { ...DEFAULT_SETTINGS, lookBackMs: lookBackMinutes * 60_000 },
-			// Now on the API's clock (as far as its Date header shows it), which its sentAt uses.
-			now: () => Date.now() + boundedOffsetMs(offsetMs),
-			keepReading: () => Date.now() - started < budgetMs * BUDGET_SHARE,
-			// A page of the latest messages, to see which way the server sorts, when this poll's
-			// own pages could not show it.
-			probeOrder: async () => {
-				const order = pageOrder((await read({})).messages);
-				return order === 'unordered' ? undefined : order;
-			},
-		},
-	);
-
-	// Every page of this poll has been read: only now does the cursor move.
-	staticData[STATE_KEY] = outcome.state as unknown as IDataObject;
-	report(ctx, outcome);
-	return outcome.emit.length ? [ctx.helpers.returnJsonArray(outcome.emit as IDataObject[])] : null;
-}
+type TriggerEvent = 'smsReceived' | 'callEnded' | 'smsDelivered';
 
 export class CommsAccountTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -211,14 +26,56 @@ export class CommsAccountTrigger implements INodeType {
 		icon: { light: 'file:../../icons/comms.svg', dark: 'file:../../icons/comms.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '=SMS received',
-		description: 'Starts the workflow when an SMS arrives on one of your Comms Account numbers',
+		subtitle:
+			'={{ $parameter["event"] === "callEnded" ? "call ended" : $parameter["event"] === "smsDelivered" ? "SMS delivered" : "SMS received" }}',
+		description:
+			'Starts the workflow when one of your Comms Account numbers receives an SMS, a call ends, or a sent SMS is delivered',
 		defaults: { name: 'Comms Account Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'commsAccountApi', required: true }],
 		properties: [
+			{
+				displayName: 'Event',
+				name: 'event',
+				type: 'options',
+				noDataExpression: true,
+				default: 'smsReceived',
+				options: [
+					{
+						name: 'SMS Received',
+						value: 'smsReceived',
+						description: 'An SMS arrives on one of your numbers',
+					},
+					{
+						name: 'Call Ended',
+						value: 'callEnded',
+						description: 'A manual or AI call reaches a final state (once per call)',
+					},
+					{
+						name: 'SMS Delivered',
+						value: 'smsDelivered',
+						description: 'A sent SMS is confirmed delivered by the carrier (once per message)',
+					},
+				],
+			},
+			{
+				displayName: 'Call Mode',
+				name: 'callMode',
+				type: 'options',
+				noDataExpression: true,
+				default: 'manual',
+				displayOptions: { show: { event: ['callEnded'] } },
+				options: [
+					{ name: 'Manual', value: 'manual', description: 'Calls that ring your agent first' },
+					{
+						name: 'AI',
+						value: 'ai',
+						description: 'AI calls (the API reads them by number: Phone Number is required)',
+					},
+				],
+			},
 			{
 				...phoneDocIdLocator,
 				required: false,
@@ -242,7 +99,7 @@ export class CommsAccountTrigger implements INodeType {
 						: mode,
 				),
 				description:
-					'Only SMS received on this number. Leave empty to start on SMS to any number of the account.',
+					'Only events of this number. Leave empty for every number of the account (AI calls need a number).',
 			},
 			{
 				displayName: 'Peer',
@@ -251,7 +108,7 @@ export class CommsAccountTrigger implements INodeType {
 				default: '',
 				placeholder: 'e.g. +44 7700 900123',
 				description:
-					'Only SMS from this phone number. International form, or national form with the Default Country option. Leave empty for any sender.',
+					'Only SMS from (or, for SMS Delivered and calls, to) this phone number. International form, or national form with the Default Country option. Leave empty for any.',
 			},
 			{
 				displayName: 'Options',
@@ -268,7 +125,7 @@ export class CommsAccountTrigger implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 0,
 						description:
-							'On the first poll after the workflow is published, also start for SMS received in the last this many minutes. 0 starts from that moment: no history.',
+							'On the first poll after the workflow is published, also start for events of the last this many minutes. 0 starts from that moment: no history.',
 					},
 					{
 						displayName: 'Late Arrival Window (Minutes)',
@@ -277,7 +134,7 @@ export class CommsAccountTrigger implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: DEFAULT_LOOK_BACK_MINUTES,
 						description:
-							'Each poll also looks this far back, for SMS the API stores late with an earlier sent time. Messages stored later than this are missed.',
+							'Each poll also looks this far back, for records the API stores late with an earlier time. Records stored later than this are missed.',
 					},
 				],
 			},
@@ -294,15 +151,22 @@ export class CommsAccountTrigger implements INodeType {
 					failure: { cause: 'credential-invalid' },
 				});
 			});
+			const event = this.getNodeParameter('event', 'smsReceived') as TriggerEvent;
+			const callMode = this.getNodeParameter('callMode', 'manual') as CallMode;
 			const filter = readFilter(this);
 
-			// "Fetch Test Event": the latest received message; the cursor is neither read nor moved.
-			if (this.getMode() === 'manual')
-				return [this.helpers.returnJsonArray([await latestReceived(this, filter, Date.now())])];
+			// "Fetch Test Event": the latest matching record; no state is read or moved.
+			if (this.getMode() === 'manual') {
+				const latest: IDataObject =
+					event === 'smsReceived'
+						? await latestReceived(this, filter, Date.now())
+						: await testOutcomeEvent(this, filter, event, callMode);
+				return [this.helpers.returnJsonArray([latest])];
+			}
 
 			const started = Date.now();
 			// One poll of this trigger at a time: another one still running (a slow page, a 429
-			// waited out) reads the same cursor, and both would emit what they find.
+			// waited out) reads the same state, and both would emit what they find.
 			const release = claimPoll(this, started);
 			if (!release) {
 				this.logger.debug(
@@ -311,14 +175,17 @@ export class CommsAccountTrigger implements INodeType {
 				return null;
 			}
 			try {
-				return await pollOnce(this, filter, started);
+				const setup = readSetup(this, filter, started);
+				return event === 'smsReceived'
+					? await pollSmsReceived(this, setup)
+					: await pollOutcomeEvent(this, setup, event, callMode);
 			} finally {
 				release();
 			}
 		} catch (error) {
 			// Thrown in both modes: a test run shows it; an active workflow's poller reads the
 			// declared cause to back off (a 429 for its wait, a dead key or suspended account for
-			// longest) and the next poll starts from the cursor this one left untouched.
+			// longest) and the next poll starts from the state this one left untouched.
 			throw declared(this, error);
 		}
 	}

@@ -1,6 +1,6 @@
 /**
- * What the trigger reads from GET /v1/sms: pages of received messages for the cursor, and the
- * latest received message for "Fetch Test Event".
+ * What the trigger reads from GET /v1/sms: pages of received (or sent) messages, and the
+ * latest matching message for "Fetch Test Event".
  */
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -23,12 +23,22 @@ export async function fetchReceived(
 	request: Partial<PageRequest>,
 	{ maxWaitMs }: { maxWaitMs?: number } = {},
 ): Promise<SmsPage> {
+	return await fetchSms(ctx, filter, request, { direction: 'received', maxWaitMs });
+}
+
+/** One page of messages in one direction. */
+export async function fetchSms(
+	ctx: IPollFunctions,
+	filter: InboxFilter,
+	request: Partial<PageRequest>,
+	{ direction, maxWaitMs }: { direction: 'received' | 'sent'; maxWaitMs?: number },
+): Promise<SmsPage> {
 	const body = await accountApiRequest(ctx, {
 		method: 'GET',
 		path: '/v1/sms',
 		maxWaitMs,
 		qs: {
-			direction: 'received',
+			direction,
 			phoneDocId: filter.phoneDocId,
 			peer: filter.peer,
 			since: request.since,
@@ -78,24 +88,49 @@ export async function latestReceived(
 	filter: InboxFilter,
 	nowMs: number,
 ): Promise<IDataObject> {
+	return await latestSms(ctx, filter, nowMs, { direction: 'received' });
+}
+
+/** The latest message in one direction that `accept` takes (all by default); see latestReceived. */
+export async function latestSms(
+	ctx: IPollFunctions,
+	filter: InboxFilter,
+	nowMs: number,
+	{
+		direction,
+		accept = () => true,
+		none,
+	}: { direction: 'received' | 'sent'; accept?: (record: SmsRecord) => boolean; none?: string },
+): Promise<IDataObject> {
 	for (const windowMs of WINDOWS_MS) {
 		let since = windowMs === undefined ? undefined : new Date(nowMs - windowMs).toISOString();
 		let best: SmsRecord | undefined;
 		let pages = 0;
+		let reached = NaN;
 		// Once ten pages in a row were full: the latest lies after `low`, before `high`.
 		let low = NaN;
 		let high = nowMs + 1;
 		for (let request = 0; request < MAX_REQUESTS_PER_WINDOW; request++) {
-			const { messages } = await fetchReceived(ctx, filter, { since, limit: MAX_PAGE_SIZE });
+			const { messages } = await fetchSms(
+				ctx,
+				filter,
+				{ since, limit: MAX_PAGE_SIZE },
+				{ direction },
+			);
+			const wanted = messages.filter((record) => isSmsRecord(record) && accept(record));
 			const full = messages.length >= MAX_PAGE_SIZE && pageOrder(messages) === 'oldestFirst';
 			if (messages.length === 0 && !Number.isNaN(low)) {
 				// Nothing at or after `since`: the latest is before it.
 				high = Date.parse(since as string);
 			} else {
-				best = latestOf(best ? [best, ...messages] : messages);
+				best = latestOf(best ? [best, ...wanted] : wanted);
 				if (!full) break;
 			}
-			const newest = typeof best?.sentAt === 'string' ? Date.parse(best.sentAt) : NaN;
+			// The newest sentAt read so far, whether `accept` took it or not.
+			const newestOfPage = latestOf(messages)?.sentAt;
+			if (typeof newestOfPage === 'string')
+				reached = Math.max(Number.isNaN(reached) ? -Infinity : reached, Date.parse(newestOfPage));
+			const newest = reached;
 			if (Number.isNaN(newest)) break;
 			pages++;
 			let next = newest;
@@ -113,13 +148,13 @@ export async function latestReceived(
 	}
 	const where = [
 		filter.phoneDocId && `on ${filter.phoneDocId}`,
-		filter.peer && `from ${filter.peer}`,
+		filter.peer && `${direction === 'received' ? 'from' : 'to'} ${filter.peer}`,
 	]
 		.filter(Boolean)
 		.join(' ');
 	throw new NodeOperationError(
 		ctx.getNode(),
-		`No SMS has been received${where ? ` ${where}` : ''} yet, so there is no test event to show`,
+		`${none ?? 'No SMS has been received'}${where ? ` ${where}` : ''} yet, so there is no test event to show`,
 		{
 			description:
 				'Send an SMS to one of your numbers (with the sandbox: POST /_sandbox/sms/inbound), then fetch the test event again. When the workflow is active, every new SMS starts it.',
