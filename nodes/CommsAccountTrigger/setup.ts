@@ -7,6 +7,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { itemlessSource, locatorValue, options, phoneNumber, shown } from '../shared/params';
 import { accountClockOffsetMs } from '../shared/transport';
+import { numberOf } from '../shared/values';
 import { DEFAULT_LOOK_BACK_MINUTES } from './cursor';
 import { failureOf } from './failure';
 import type { InboxFilter } from './inbox';
@@ -27,12 +28,7 @@ export const BUDGET_SHARE = 0.75;
 /** A whole number of minutes of at least 0 from the options; `label` names it in the error. */
 function minutes(ctx: IPollFunctions, name: string, label: string, fallback: number): number {
 	const value = options(itemlessSource(ctx), 0)[name] ?? fallback;
-	const number =
-		typeof value === 'number'
-			? value
-			: typeof value === 'string' && value.trim() !== ''
-				? Number(value)
-				: NaN;
+	const number = numberOf(value);
 	if (!Number.isFinite(number) || number < 0) {
 		throw new NodeOperationError(
 			ctx.getNode(),
