@@ -42,6 +42,7 @@ const crypto = require('node:crypto');
 const harness = require('./e2e/harness');
 const { collectNode, startCollector } = require('./e2e/collector');
 const { unifiedSendSmsScenario } = require('./e2e/unified-scenario');
+const { lifecycleScenario } = require('./e2e/account-trigger-lifecycle');
 const { sleep, waitFor } = require('./e2e/live');
 const { ensureN8n } = require('./e2e/n8n-install');
 const { E2eError, log } = require('./e2e/proc');
@@ -719,9 +720,13 @@ function commsSuite({ repo = REPO } = {}) {
 			unifiedSendSmsScenario(repo, attachCredentials),
 		],
 		// E2E_ONLY=<regular expression>: run only the live scenarios whose name matches (for work on one).
-		liveScenarios: [smsTriggerScenario, webhookTriggerScenario, editorScenario(repo)].filter(
-			(s) => !process.env.E2E_ONLY || new RegExp(process.env.E2E_ONLY, 'i').test(s.name),
-		),
+		liveScenarios: [
+			smsTriggerScenario,
+			lifecycleScenario('default'),
+			lifecycleScenario('durable'),
+			webhookTriggerScenario,
+			editorScenario(repo),
+		].filter((s) => !process.env.E2E_ONLY || new RegExp(process.env.E2E_ONLY, 'i').test(s.name)),
 	};
 }
 

@@ -79,6 +79,11 @@ export const DEFAULT_LOOK_BACK_MINUTES = 5;
 export const MAX_SEEN = 5000;
 /** How far past the caller's clock a remembered time may be (a server's clock a little ahead). */
 export const FUTURE_TOLERANCE_MS = 60_000;
+/**
+ * How far the caller's clock and the server's may disagree unnoticed (the Date header has whole
+ * seconds): ids dropped for room move the floor at most this far past now.
+ */
+export const CLOCK_PRECISION_MS = 2000;
 
 export const DEFAULT_SETTINGS: CursorSettings = {
 	lookBackMs: DEFAULT_LOOK_BACK_MINUTES * 60_000,
@@ -347,14 +352,19 @@ export function endPoll(poll: Poll, nowMs: number): PollOutcome {
 			Number.isNaN(found.at) ? cursor : clamp(found.at),
 		]),
 	];
-	let floor = Math.min(Math.max(start.floor, cursor - settings.lookBackMs), nowMs + 1);
+	// The floor never goes down (a clock that steps back must not reopen history), never rises
+	// past now, and a floor already far past now (a state from before this rule) comes back.
+	let floor = Math.max(
+		Math.min(start.floor, latest),
+		Math.min(cursor - settings.lookBackMs, nowMs + 1),
+	);
 	let kept = entries.filter(([, at]) => at >= floor);
 	if (kept.length > settings.maxSeen) {
 		kept.sort((a, b) => b[1] - a[1]);
 		const boundary = kept[settings.maxSeen][1];
 		kept = kept.filter(([, at]) => at > boundary);
 		// Past the dropped ids, but never past now: a message sent after this poll is never below it.
-		floor = Math.min(Math.max(floor, boundary + 1), nowMs + 1);
+		floor = Math.max(floor, Math.min(boundary + 1, nowMs + CLOCK_PRECISION_MS + 1));
 	}
 	kept.sort((a, b) => a[1] - b[1]);
 
