@@ -108,9 +108,19 @@ export async function pollOutcomeEvent(
 	if (forOtherFilters(ctx, stored?.fp, fp)) stored = undefined;
 	const read = async (since: string | undefined) =>
 		await readRecords(ctx, kind, filter, callMode, since, setup.maxWaitMs);
+	// One small request, to read the API's clock (its Date header) for the baseline.
+	const readClock = async () =>
+		kind === 'callEnded'
+			? await fetchCalls(ctx, filter, callMode, undefined, setup.maxWaitMs)
+			: await fetchSms(
+					ctx,
+					filter,
+					{ limit: 1 },
+					{ direction: 'sent', maxWaitMs: setup.maxWaitMs },
+				);
 	const state: OutcomeState = stored
 		? { ...stored, fp }
-		: outcomeBaseline(kind, await startOf(ctx, fp, setup, async () => await read(undefined)), fp);
+		: outcomeBaseline(kind, await startOf(ctx, fp, setup, async () => await readClock()), fp);
 
 	const records = await read(new Date(outcomeSince(state, settings)).toISOString());
 	if (kind === 'callEnded' && records.length >= MAX_PAGE_SIZE)
