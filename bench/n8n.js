@@ -7,7 +7,9 @@
 // realN8nBench() resolves to { setup, bulk, peer, overhead, webhook, package }; bench/run.js
 // turns them into the table. What is timed is the send node's own executionTime from the run
 // data (what the user waits for at that node), the sandbox's request log gives the rest.
-// BENCH_N8N_LOG_LEVEL (default warn) sets n8n's log level, E2E_VERBOSE=1 echoes its output.
+// BENCH_N8N_LOG_LEVEL (default warn) sets n8n's log level, E2E_VERBOSE=1 echoes its output,
+// BENCH_EXTRA_ENV (a JSON object) adds settings to n8n's environment for an experiment, such as
+// '{"N8N_EXPRESSION_ENGINE_POOL_SIZE":"2"}'.
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -447,7 +449,11 @@ process.stdout.write(String(performance.now() - t0));`;
 	return { files: files.length, medianMs: round(median(samples), 1) };
 }
 
-async function realN8nBench() {
+/**
+ * Runs the benchmarks in the real n8n. With `webhookOnly`, only the webhook trigger's request to
+ * execution start (bench/webhook.js): n8n's start and about half a minute of events.
+ */
+async function realN8nBench({ webhookOnly = false } = {}) {
 	const { startSandbox } = require(path.join(REPO, 'build', 'sandbox'));
 	const n8n = await ensureN8n();
 	const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-bench-'));
@@ -457,11 +463,12 @@ async function realN8nBench() {
 		fs.mkdirSync(userFolder);
 		const env = await harness.n8nEnvironment(n8n, userFolder);
 		env.N8N_LOG_LEVEL = process.env.BENCH_N8N_LOG_LEVEL || 'warn';
+		Object.assign(env, JSON.parse(process.env.BENCH_EXTRA_ENV || '{}'));
 		const packed = await harness.packPackage(REPO, tempRoot);
 		const packedBytes = fs.statSync(packed.tarball).size;
 		const packageDir = await harness.installCommunityPackage(packed, userFolder, n8n);
 		const packageJson = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
-		const load = await packageLoad(n8n, packageDir, packageJson);
+		const load = webhookOnly ? null : await packageLoad(n8n, packageDir, packageJson);
 		sandboxes = await startSandboxes(startSandbox);
 		const { credentials, workflows } = prepare(sandboxes);
 		const credentialsFile = path.join(tempRoot, 'credentials.json');
@@ -495,6 +502,7 @@ async function realN8nBench() {
 		// Quiet measurements first: nothing else runs.
 		log('webhook trigger: request to execution start, verified and not');
 		const webhook = await webhookLatency(ctx);
+		if (webhookOnly) return { setup: { n8nVersion: N8N_VERSION }, webhook };
 		log(`overhead: ${OVERHEAD_ITEMS} sends to a sandbox that answers at once`);
 		await runBurst(ctx, 'instantOursWarm', 50);
 		await runBurst(ctx, 'instantHttp', 50);

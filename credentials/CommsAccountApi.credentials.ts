@@ -7,7 +7,12 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { assertAccountKey, assertRequestTarget, testRules } from '../nodes/shared/credentialRules';
+import {
+	assertAccountKey,
+	assertRequestTarget,
+	assertSafeUrl,
+	testRules,
+} from '../nodes/shared/credentialRules';
 
 const NOT_THE_ACCOUNT_API =
 	"This address does not answer like the Comms Account API. Check the Base URL: it is the API host from your provider's documentation, without /v1.";
@@ -25,7 +30,7 @@ export class CommsAccountApi implements ICredentialType {
 	icon: Icon = { light: 'file:../icons/comms.svg', dark: 'file:../icons/comms.dark.svg' };
 
 	documentationUrl =
-		'https://www.npmjs.com/package/n8n-nodes-comms-api#comms-account-api-credential';
+		'https://github.com/n8n-nodes-comms-api/n8n-nodes-comms-api/blob/main/README.md#comms-account-api-credential';
 
 	properties: INodeProperties[] = [
 		{
@@ -43,11 +48,12 @@ export class CommsAccountApi implements ICredentialType {
 			displayName: 'Base URL',
 			name: 'baseUrl',
 			type: 'string',
-			default: 'http://127.0.0.1:4010',
+			default: '',
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				"Where the Comms Account API is: the address in your provider's API documentation or on the dashboard's Account API page, without /v1 (for example https://api.example.com). It must start with https://. The default is the practice sandbox that comes with this package, running on the n8n machine itself; plain http:// is accepted only for such a local address.",
+				"Where the Comms Account API is: the address in your provider's API documentation or on the dashboard's Account API page, without /v1. It must start with https://; plain http:// is accepted only for an address on the n8n machine itself.",
+			hint: 'Running the package\'s repository? Its sandbox ("npm run sandbox") answers at http://127.0.0.1:4010 on the machine it runs on.',
 		},
 	];
 
@@ -56,13 +62,14 @@ export class CommsAccountApi implements ICredentialType {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		const key = assertAccountKey(credentials.apiKey);
-		assertRequestTarget(requestOptions.url, requestOptions.baseURL, 'Base URL');
+		assertSafeUrl(credentials.baseUrl, 'Base URL');
+		const baseURL = assertRequestTarget(requestOptions.url, requestOptions.baseURL, 'Base URL');
 		const headers = { ...(requestOptions.headers ?? {}) };
 		for (const name of Object.keys(headers)) {
 			if (['authorization', 'x-api-key'].includes(name.toLowerCase())) delete headers[name];
 		}
 		headers.Authorization = `Bearer ${key}`;
-		return { ...requestOptions, headers };
+		return { ...requestOptions, ...(baseURL === undefined ? {} : { baseURL }), headers };
 	}
 
 	/**
@@ -73,7 +80,9 @@ export class CommsAccountApi implements ICredentialType {
 	 */
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			// Trailing slashes are trimmed by `authenticate` (a regex here can take seconds on a
+			// hostile value, before anything checks its length).
+			baseURL: '={{$credentials.baseUrl}}',
 			url: '/v1/numbers',
 			method: 'GET',
 			disableFollowRedirect: true,

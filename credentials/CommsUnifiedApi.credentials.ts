@@ -7,7 +7,12 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { assertRequestTarget, assertUnifiedKey, testRules } from '../nodes/shared/credentialRules';
+import {
+	assertRequestTarget,
+	assertSafeUrl,
+	assertUnifiedKey,
+	testRules,
+} from '../nodes/shared/credentialRules';
 
 const NOT_THE_UNIFIED_API =
 	'This address does not answer like the Comms Unified API. Check the Endpoint URL: it is the one address every Unified API request is posted to.';
@@ -34,7 +39,7 @@ export class CommsUnifiedApi implements ICredentialType {
 	icon: Icon = { light: 'file:../icons/comms.svg', dark: 'file:../icons/comms.dark.svg' };
 
 	documentationUrl =
-		'https://www.npmjs.com/package/n8n-nodes-comms-api#comms-unified-api-credential';
+		'https://github.com/n8n-nodes-comms-api/n8n-nodes-comms-api/blob/main/README.md#comms-unified-api-credential';
 
 	properties: INodeProperties[] = [
 		{
@@ -67,11 +72,12 @@ export class CommsUnifiedApi implements ICredentialType {
 			displayName: 'Endpoint URL',
 			name: 'endpointUrl',
 			type: 'string',
-			default: 'http://127.0.0.1:4010/unified',
+			default: '',
 			required: true,
 			placeholder: 'https://api.example.com/unified',
 			description:
-				"The one address every Unified API request is posted to, as given in your provider's API documentation or dashboard (for example https://api.example.com/unified). It must start with https://. The default is the practice sandbox that comes with this package, running on the n8n machine itself; plain http:// is accepted only for such a local address.",
+				"The one address every Unified API request is posted to, as given in your provider's API documentation or dashboard. It must start with https://; plain http:// is accepted only for an address on the n8n machine itself.",
+			hint: 'Running the package\'s repository? Its sandbox ("npm run sandbox") answers at http://127.0.0.1:4010/unified on the machine it runs on.',
 		},
 		{
 			displayName: 'Webhook Secret',
@@ -89,6 +95,7 @@ export class CommsUnifiedApi implements ICredentialType {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		const { key } = assertUnifiedKey(credentials.apiKey);
+		assertSafeUrl(credentials.endpointUrl, 'Endpoint URL');
 		assertRequestTarget(requestOptions.url, requestOptions.baseURL, 'Endpoint URL');
 		const body =
 			requestOptions.body && typeof requestOptions.body === 'object' ? requestOptions.body : {};

@@ -2,7 +2,7 @@
  * Our nodes and credentials, found the way n8n finds them: from the `n8n` field of
  * package.json. By default each `dist/...js` entry is loaded from beside this file, so the
  * same code runs from TypeScript sources (tests) and from tsc's build/ tree (benchmarks).
- * `usePublishedPackage()` loads the bundled files under dist/ instead, exactly what the
+ * `usePublishedPackage()` loads the built files under dist/ instead, exactly what the
  * package ships (the demo).
  */
 import * as fs from 'node:fs';

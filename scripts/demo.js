@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 // build/ is tsc's development tree (sandbox, harness); the nodes themselves are loaded from
-// dist/, the bundled files the package ships.
+// dist/, the built files the package ships.
 const root = path.join(__dirname, '..');
 const build = path.join(root, 'build');
 require(path.join(build, 'harness', 'environment')).prepareN8nEnvironment('demo');

@@ -384,7 +384,8 @@ const webhookTriggerScenario = {
 					type: UNIFIED_TRIGGER_TYPE,
 					typeVersion: 1,
 					webhookId,
-					parameters: { events: UNIFIED_EVENTS, options: { replayWindowSeconds: 3600 } },
+					// Replay protection at its default (on, one hour), as a user gets it.
+					parameters: { events: UNIFIED_EVENTS, options: {} },
 					credentials: {
 						commsUnifiedApi: {
 							id: credentials['Comms Unified (live)'].id,

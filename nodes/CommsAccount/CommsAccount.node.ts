@@ -11,6 +11,7 @@ import { getNumbers, getSmsNumbers } from '../shared/numbers';
 import { callDescription, callOperations } from './resources/call';
 import { numberDescription, numberOperations } from './resources/number';
 import { smsDescription, smsOperations } from './resources/sms';
+import { quotePrefix } from '../shared/quote';
 
 /** Every resource of the node and its operations, as the Resource and Operation options offer them. */
 export interface CommsAccountResources {
@@ -68,7 +69,7 @@ export class CommsAccount implements INodeType {
 		if (!handler)
 			throw new NodeOperationError(
 				this.getNode(),
-				`The operation "${operation}" of "${resource}" is not supported`,
+				`The operation "${quotePrefix(String(operation))}" of "${quotePrefix(String(resource))}" is not supported`,
 			);
 		return [await runItems(this, handler)];
 	}

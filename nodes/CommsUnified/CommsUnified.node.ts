@@ -12,6 +12,7 @@ import { aiDescription, aiOperations } from './resources/ai';
 import { emailDescription, emailOperations } from './resources/email';
 import { smsDescription, smsOperations } from './resources/sms';
 import { voiceDescription, voiceOperations } from './resources/voice';
+import { quotePrefix } from '../shared/quote';
 
 /** Every service of the node (its resources) and their operations. */
 export interface CommsUnifiedResources {
@@ -71,7 +72,7 @@ export class CommsUnified implements INodeType {
 		if (!handler)
 			throw new NodeOperationError(
 				this.getNode(),
-				`The operation "${operation}" of "${resource}" is not supported`,
+				`The operation "${quotePrefix(String(operation))}" of "${quotePrefix(String(resource))}" is not supported`,
 			);
 		return [await runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL })];
 	}

@@ -12,7 +12,16 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { redactSecrets } from '../shared/secrets';
 import { EVENT_OPTIONS, eventItem, parseEvent, UNIFIED_EVENTS } from './event';
-import { checkTimestamp, eventKey, MAX_WINDOW_SECONDS, recentEvents } from './replay';
+import { quotePrefix } from '../shared/quote';
+import { webhookCredentials } from './credentialCache';
+import {
+	checkTimestamp,
+	DEFAULT_WINDOW_SECONDS,
+	eventKey,
+	MAX_REMEMBERED_EVENTS,
+	MAX_WINDOW_SECONDS,
+	recentEvents,
+} from './replay';
 import { checkSignature, DEFAULT_SIGNATURE_HEADER, usableSecret } from './signature';
 
 /** An HTTP header name (RFC 9110 token). */
@@ -48,15 +57,17 @@ function readSettings(ctx: IHookFunctions | IWebhookFunctions): SettingsResult {
 			: String(options.signatureHeader).trim();
 	if (!HEADER_NAME.test(header)) {
 		return {
-			problem: `Signature Header "${header}" is not an HTTP header name`,
+			problem: `Signature Header "${quotePrefix(header)}" is not an HTTP header name`,
 			description: `Use the name of the header that carries the signature, such as ${DEFAULT_SIGNATURE_HEADER}.`,
 		};
 	}
 	const window =
-		options.replayWindowSeconds === undefined ? 0 : Number(options.replayWindowSeconds);
+		options.replayWindowSeconds === undefined
+			? DEFAULT_WINDOW_SECONDS
+			: Number(options.replayWindowSeconds);
 	if (!Number.isInteger(window) || window < 0 || window > MAX_WINDOW_SECONDS) {
 		return {
-			problem: `Replay Window (Seconds) "${String(options.replayWindowSeconds)}" must be a whole number from 0 (off) to ${MAX_WINDOW_SECONDS}`,
+			problem: `Replay Window (Seconds) "${quotePrefix(String(options.replayWindowSeconds))}" must be a whole number from 0 (off) to ${MAX_WINDOW_SECONDS}`,
 		};
 	}
 	return {
@@ -88,9 +99,14 @@ async function assertReady(ctx: IHookFunctions): Promise<void> {
 }
 
 /** Answers the request here (n8n sends nothing more) and starts nothing. */
-function refuse(ctx: IWebhookFunctions, status: number, message: string): IWebhookResponseData {
+function refuse(
+	ctx: IWebhookFunctions,
+	status: number,
+	message: string,
+	headers: Record<string, string> = {},
+): IWebhookResponseData {
 	const res = ctx.getResponseObject();
-	res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+	res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
 	res.end(JSON.stringify({ message }));
 	return { noWebhookResponse: true };
 }
@@ -164,9 +180,8 @@ export class CommsUnifiedTrigger implements INodeType {
 						name: 'replayWindowSeconds',
 						type: 'number',
 						typeOptions: { minValue: 0, maxValue: MAX_WINDOW_SECONDS },
-						default: 0,
-						description:
-							'Refuse (401) events whose timestamp is further than this from now, and acknowledge repeats of an event already taken within it without starting the workflow again. 0 turns both off.',
+						default: DEFAULT_WINDOW_SECONDS,
+						description: `Refuse (401) events whose timestamp is older than this (or more than 5 minutes ahead), and acknowledge repeats of an event already taken within it without starting the workflow again. The default, one hour, keeps a sender's late retries. At most ${MAX_REMEMBERED_EVENTS.toLocaleString('en-GB')} events are remembered per window. 0 turns both off.`,
 					},
 					{
 						displayName: 'Signature Header',
@@ -209,8 +224,18 @@ export class CommsUnifiedTrigger implements INodeType {
 			return refuse(this, 401, UNAUTHORIZED);
 		}
 		const { settings } = read;
-		const credentials =
-			await this.getCredentials<ICredentialDataDecryptedObject>('commsUnifiedApi');
+		// The secret, from a short-lived copy in this process when one is there: n8n builds a new
+		// expression isolate for every getCredentials() in a webhook, which is most of the time a
+		// delivery takes (see credentialCache.ts).
+		const rawBody = (req as { rawBody?: unknown }).rawBody;
+		const header = req.headers[settings.signatureHeader];
+		const { credentials, verdict } = await webhookCredentials(
+			this,
+			workflowId,
+			Date.now(),
+			(candidate) =>
+				checkSignature({ rawBody, header, secret: usableSecret(candidate.webhookSecret) ?? '' }),
+		);
 		const secret = usableSecret(credentials.webhookSecret);
 		if (secret === undefined) {
 			this.logger.warn(
@@ -220,12 +245,6 @@ export class CommsUnifiedTrigger implements INodeType {
 		}
 
 		// The signature, over the bytes exactly as they arrived, before anything is read from them.
-		const rawBody = (req as { rawBody?: unknown }).rawBody;
-		const verdict = checkSignature({
-			rawBody,
-			header: req.headers[settings.signatureHeader],
-			secret,
-		});
 		if (verdict !== 'valid') {
 			this.logger.warn(
 				`${label(node, workflowId)} refused an event (401): ${SIGNATURE_PROBLEMS[verdict] ?? verdict}`,
@@ -242,6 +261,8 @@ export class CommsUnifiedTrigger implements INodeType {
 			return refuse(this, 400, `Not an event: ${parsed.reason}`);
 		}
 		const { event, payload } = parsed;
+		/** The event's name as logs quote it (a sender may put anything there). */
+		const named = quotePrefix(event, 40);
 
 		let expiresAtMs = 0;
 		if (settings.replayWindowSeconds > 0) {
@@ -249,7 +270,7 @@ export class CommsUnifiedTrigger implements INodeType {
 			const stamped = checkTimestamp(payload.timestamp, nowMs, settings.replayWindowSeconds);
 			if (!stamped.ok) {
 				this.logger.warn(
-					`${label(node, workflowId)} refused a signed ${event} event (401): its timestamp is ${stamped.reason === 'missing' ? 'missing' : stamped.reason === 'malformed' ? 'not an ISO 8601 date and time with an offset' : 'outside the replay window'}`,
+					`${label(node, workflowId)} refused a signed ${named} event (401): its timestamp is ${stamped.reason === 'missing' ? 'missing' : stamped.reason === 'malformed' ? 'not an ISO 8601 date and time with an offset' : 'outside the replay window'}`,
 				);
 				return refuse(
 					this,
@@ -262,7 +283,7 @@ export class CommsUnifiedTrigger implements INodeType {
 
 		if (!settings.events.includes(event)) {
 			this.logger.debug(
-				`${label(node, workflowId)} acknowledged a ${event} event that is not selected`,
+				`${label(node, workflowId)} acknowledged a ${named} event that is not selected`,
 			);
 			return {};
 		}
@@ -280,15 +301,26 @@ export class CommsUnifiedTrigger implements INodeType {
 				key: eventKey(payload, body),
 				expiresAtMs,
 				nowMs: Date.now(),
+				windowSeconds: settings.replayWindowSeconds,
 				stored: staticData[STATIC_KEY],
 			});
-			if (claim.duplicate) {
+			if (claim.outcome === 'duplicate') {
 				this.logger.debug(
-					`${label(node, workflowId)} acknowledged a repeat of a ${event} event already taken`,
+					`${label(node, workflowId)} acknowledged a repeat of a ${named} event already taken`,
 				);
 				return {};
 			}
-			staticData[STATIC_KEY] = claim.remembered;
+			if (claim.outcome === 'full') {
+				// Taking it would mean forgetting an event still inside the window, so that its
+				// replay would be accepted; dropping it would lose it. The sender keeps it instead.
+				this.logger.warn(
+					`${label(node, workflowId)} asked the sender to retry a signed ${named} event in ${claim.retryAfterSeconds} s (503): the replay store already holds ${claim.held} events still inside the ${settings.replayWindowSeconds} s window, its capacity. Shorten Replay Window (Seconds) if events arrive this fast.`,
+				);
+				return refuse(this, 503, 'Too many recent events: retry later', {
+					'retry-after': String(claim.retryAfterSeconds),
+				});
+			}
+			staticData[STATIC_KEY] = claim.remembered as unknown as IDataObject;
 		}
 
 		const json: IDataObject = eventItem(payload) as IDataObject;

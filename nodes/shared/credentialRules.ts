@@ -10,6 +10,11 @@ import type {
 	ICredentialTestRequest,
 } from 'n8n-workflow';
 
+import { quotePrefix } from './quote';
+
+/** The longest address accepted (the de facto limit of browsers and servers). */
+export const MAX_URL_LENGTH = 2048;
+
 export const ACCOUNT_KEY_PREFIX = 'acc_';
 
 export class CredentialRuleError extends Error {
@@ -48,14 +53,58 @@ export function assertUnifiedKey(apiKey: unknown): { key: string; mode: UnifiedK
 	);
 }
 
+/**
+ * Whether a host is this machine, as the README promises: `localhost`, 127.0.0.0/8, `::1`, and
+ * the IPv4-mapped loopback as the URL parser gives it (`[::ffff:127.0.0.1]` becomes
+ * `[::ffff:7f00:1]`). Nothing else: `evil.localhost` is a name a resolver may send anywhere.
+ */
 export function isLoopbackHost(hostname: string): boolean {
-	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-	if (host === 'localhost' || host.endsWith('.localhost')) return true;
-	if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
-	const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+	const host = hostname.toLowerCase();
+	const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+	if (bare === 'localhost' || bare === '::1' || bare === '0:0:0:0:0:0:0:1') return true;
+	const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(bare);
 	if (v4) return Number(v4[1]) === 127 && v4.slice(1).every((part) => Number(part) <= 255);
-	const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(host);
+	// ::ffff:7f00:1 to ::ffff:7fff:ffff (the parser's form), or ::ffff:127.x.y.z as typed.
+	if (/^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(bare)) return true;
+	const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(bare);
 	return mapped ? isLoopbackHost(mapped[1]) : false;
+}
+
+/** `text` without the slashes it ends with (a loop: a regex here can take seconds on hostile input). */
+export function trimTrailingSlashes(text: string): string {
+	let end = text.length;
+	while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end--;
+	return text.slice(0, end);
+}
+
+/**
+ * Parses and checks an address (a credential's field, or a request's target): length, scheme,
+ * no user or password, https or plain http to this machine. Returns the text and its URL.
+ */
+function checkAddress(value: unknown, field: string): { text: string; url: URL } {
+	const text = typeof value === 'string' ? value.trim() : '';
+	if (text.length > MAX_URL_LENGTH) {
+		throw new CredentialRuleError(
+			`${field} "${quotePrefix(text)}" is ${text.length.toLocaleString('en-GB')} characters long; at most ${MAX_URL_LENGTH.toLocaleString('en-GB')} are accepted.`,
+		);
+	}
+	if (!URL.canParse(text)) {
+		throw new CredentialRuleError(
+			`${field} "${quotePrefix(text)}" is not a valid address. Use a full URL such as https://api.example.com.`,
+		);
+	}
+	const url = new URL(text);
+	if (url.username || url.password) {
+		throw new CredentialRuleError(`${field} must not contain a user name or password.`);
+	}
+	if (url.protocol === 'https:') return { text, url };
+	if (url.protocol === 'http:') {
+		if (isLoopbackHost(url.hostname)) return { text, url };
+		throw new CredentialRuleError(
+			`${field} "${quotePrefix(text)}" uses plain http://, which would send the API key unencrypted. Use https:// (plain http:// is allowed only to this machine: localhost, 127.0.0.0/8 or ::1).`,
+		);
+	}
+	throw new CredentialRuleError(`${field} "${quotePrefix(text)}" must start with https://.`);
 }
 
 /**
@@ -63,42 +112,35 @@ export function isLoopbackHost(hostname: string): boolean {
  * `field` is the credential field's display name, used in the message.
  */
 export function assertSafeUrl(value: unknown, field: string): string {
-	const text = typeof value === 'string' ? value.trim() : '';
-	if (!URL.canParse(text)) {
+	const { text, url } = checkAddress(value, field);
+	// Every request path is appended to the address: a query or fragment would end up in the middle.
+	if (url.search !== '' || url.hash !== '' || text.includes('?') || text.includes('#')) {
 		throw new CredentialRuleError(
-			`${field} "${text}" is not a valid address. Use a full URL such as https://api.example.com.`,
+			`${field} "${quotePrefix(text)}" has a query (?…) or a fragment (#…). Enter the address alone, such as https://api.example.com; the nodes add the rest.`,
 		);
 	}
-	const url = new URL(text);
-	if (url.username || url.password) {
-		throw new CredentialRuleError(`${field} must not contain a user name or password.`);
-	}
-	if (url.protocol === 'https:') return text.replace(/\/+$/, '');
-	if (url.protocol === 'http:') {
-		if (isLoopbackHost(url.hostname)) return text.replace(/\/+$/, '');
-		throw new CredentialRuleError(
-			`${field} "${text}" uses plain http://, which would send the API key unencrypted. Use https:// (plain http:// is allowed only to this machine: localhost, 127.0.0.0/8 or ::1).`,
-		);
-	}
-	throw new CredentialRuleError(`${field} "${text}" must start with https://.`);
+	return trimTrailingSlashes(text);
 }
 
 /**
- * The URL a request will go to, checked the same way (used where the credential applies).
- * With a base URL (the credential test), the address the user typed is checked and quoted,
- * then the full target too, in case the path took the request elsewhere.
+ * The URL a request will go to, checked the same way (used where the credential applies; a
+ * query is allowed here, as n8n's HTTP Request node may send one). With a base URL (the
+ * credential test), the address the user typed is checked and quoted, then the full target
+ * too, in case the path took the request elsewhere; the base is returned without its trailing
+ * slashes, for the request to use.
  */
 export function assertRequestTarget(
 	url: string | undefined,
 	baseURL: string | undefined,
 	field: string,
-): void {
+): string | undefined {
 	if (!baseURL) {
-		assertSafeUrl(url, field);
-		return;
+		checkAddress(url, field);
+		return undefined;
 	}
 	const base = assertSafeUrl(baseURL, field);
-	assertSafeUrl(new URL(url ?? '', `${base}/`).toString(), field);
+	checkAddress(new URL(url ?? '', `${base}/`).toString(), field);
+	return base;
 }
 
 /**
@@ -108,7 +150,7 @@ export function assertRequestTarget(
  */
 export function canonicalAddress(url: string): string {
 	const parsed = new URL(url.trim());
-	return `${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, '')}${parsed.search}`;
+	return `${parsed.protocol}//${parsed.host}${trimTrailingSlashes(parsed.pathname)}${parsed.search}`;
 }
 
 /**

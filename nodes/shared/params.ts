@@ -9,6 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { normalisePhoneNumber } from './phone';
 import { instantOf, integerOf, textOf } from './values';
+import { quotePrefix } from './quote';
 
 /** What the readers need of a node context (execute, poll and webhook contexts all have it). */
 export interface ParameterSource {
@@ -20,7 +21,7 @@ export interface ParameterSource {
 /** How a value is quoted in a message: text as typed, anything else by its type. */
 export function shown(value: unknown): string {
 	const text = textOf(value);
-	if (text !== undefined) return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+	if (text !== undefined) return quotePrefix(text);
 	if (value === null || value === undefined) return '';
 	return Object.prototype.toString.call(value).slice(8, -1);
 }
@@ -105,6 +106,21 @@ export function requiredMessage(
 	return text;
 }
 
+/** The longest ID accepted (message, call and number IDs are far shorter); longer is not an ID. */
+export const MAX_ID_LENGTH = 200;
+
+/** A required ID: text, at most `MAX_ID_LENGTH` characters, so a pasted page never reaches the API. */
+export function identifier(ctx: ParameterSource, i: number, name: string, label: string): string {
+	const text = requiredString(ctx, i, name, label).trim();
+	if (text.length > MAX_ID_LENGTH)
+		fail(
+			ctx,
+			i,
+			`${label} "${shown(text)}" is ${text.length.toLocaleString('en-GB')} characters long, too long for an ID (at most ${MAX_ID_LENGTH})`,
+		);
+	return text;
+}
+
 /** The value of a resource locator found inside a collection (a string, a number, or `{ mode, value }`). */
 export function locatorValue(value: unknown): string {
 	const raw = value && typeof value === 'object' ? (value as IDataObject).value : value;
@@ -115,6 +131,12 @@ export function locatorValue(value: unknown): string {
 export function phoneDocId(ctx: ParameterSource, i: number, name = 'phoneDocId'): string {
 	const text = locatorValue(ctx.getNodeParameter(name, i, '', { extractValue: true }));
 	if (!text) fail(ctx, i, 'Phone Number is required: pick a number from the list or enter its ID');
+	if (text.length > MAX_ID_LENGTH)
+		fail(
+			ctx,
+			i,
+			`Phone Number "${shown(text)}" is ${text.length.toLocaleString('en-GB')} characters long, too long for an ID (at most ${MAX_ID_LENGTH})`,
+		);
 	return text;
 }
 

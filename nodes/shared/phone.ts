@@ -12,7 +12,8 @@ import {
 	ParseError,
 	type CountryCode,
 	type PhoneNumber,
-} from 'libphonenumber-js/min';
+} from './vendor/libphonenumber';
+import { quotePrefix } from './quote';
 
 export class PhoneNumberError extends Error {
 	constructor(
@@ -73,7 +74,7 @@ export function normalisePhoneNumber(
 	const value = cleanTypedNumber(raw);
 	const fail = (why: string): never => {
 		throw new PhoneNumberError(
-			`${parameter} "${value}" is not a phone number: ${why}`,
+			`${parameter} "${quotePrefix(value)}" is not a phone number: ${why}`,
 			parameter,
 			value,
 		);
@@ -87,7 +88,7 @@ export function normalisePhoneNumber(
 	const country = defaultCountry?.trim().toUpperCase() || undefined;
 	if (country && !isCountryCode(country)) {
 		throw new PhoneNumberError(
-			`Default Country "${defaultCountry}" is not an ISO 3166 two-letter country code (for example GB, US, DE)`,
+			`Default Country "${quotePrefix(defaultCountry ?? '')}" is not an ISO 3166 two-letter country code (for example GB, US, DE)`,
 			'Default Country',
 			defaultCountry ?? '',
 		);

@@ -5,6 +5,9 @@
  * in the JSON body and an API may echo either back in an error. Everything we build from a
  * response (errors, items) passes through `redactSecrets` with the secrets of the credential
  * in use; key-shaped strings we do not know are masked by pattern as well.
+ *
+ * Keys such as `__proto__`, `constructor` and `prototype` in a body are kept as plain own data
+ * of the copy, never as its prototype or anything inherited.
  */
 
 /** Anything that looks like a key of either API, known to us or not. */
@@ -35,7 +38,19 @@ export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
 		}
 		const copy: Record<string, unknown> = {};
 		seen.set(v, copy);
-		for (const [k, entry] of Object.entries(v)) copy[redactString(k, secrets)] = walk(entry);
+		for (const [k, entry] of Object.entries(v)) {
+			const name = redactString(k, secrets);
+			// `copy.__proto__ = …` would set the copy's prototype (a body's {"__proto__": {"isAdmin":
+			// true}} would make `isAdmin` true by inheritance): such a key stays plain own data.
+			if (name === '__proto__')
+				Object.defineProperty(copy, name, {
+					value: walk(entry),
+					enumerable: true,
+					writable: true,
+					configurable: true,
+				});
+			else copy[name] = walk(entry);
+		}
 		return copy;
 	};
 	return walk(value) as T;

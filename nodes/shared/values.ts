@@ -6,6 +6,7 @@
  * read from JSON may be an epoch number. Each reader accepts every type that makes sense for
  * its parameter and says plainly what it could not use.
  */
+import { quotePrefix } from './quote';
 
 /** Text from a string, number, bigint or boolean; undefined for anything else (objects, null). */
 export function textOf(value: unknown): string | undefined {
@@ -124,7 +125,9 @@ export function instantOf(value: unknown, timeZone: string): Instant {
 		return { error: 'it is not a date and time' };
 	}
 	const ms = wallTimeToUtc(utc, timeZone);
-	return ms === undefined ? { error: `the time zone "${timeZone}" is unknown` } : fromMillis(ms);
+	return ms === undefined
+		? { error: `the time zone "${quotePrefix(timeZone)}" is unknown` }
+		: fromMillis(ms);
 }
 
 /** Offset of `timeZone` from UTC at the instant `ms`, in milliseconds; undefined for an unknown zone. */

@@ -1,13 +1,19 @@
 /**
- * What the published package holds, checked on the real thing: the build is bundled afresh
- * (gulp build: esbuild plus the assets), `npm pack --dry-run` lists the tarball, and the
- * bundled files are loaded as n8n loads them.
+ * What the published package holds, checked on the real thing: the package is built afresh
+ * (`npm run build:package`: tsc module by module into dist/, libphonenumber-js bundled once,
+ * icons and codex files copied), `npm pack` makes the tarball, and its unpacked copy beside a
+ * node_modules holding only n8n-workflow (what n8n gives a community package) is loaded with
+ * n8n-core's own PackageDirectoryLoader.
  *
- * - every `file:` icon a node or credential names is inside the tarball (a missing one shows
- *   as a broken image all over the editor);
- * - the package has no runtime dependency, and the bundled files require nothing but
- *   n8n-workflow and the Node.js built-ins n8n's scanner allows;
- * - they load and describe themselves with libphonenumber-js out of reach (bundled in).
+ * - the tarball holds exactly dist/, README.md, LICENSE, CHANGELOG.md and package.json, and
+ *   dist/ holds the compiled sources, the codex files and the icons, nothing else;
+ * - no runtime dependency: every file requires only n8n-workflow, the built-ins n8n's scanner
+ *   allows, and files of the package itself; libphonenumber-js is in one file of its own;
+ * - every node and credential loads and names icons that ship;
+ * - the nodes share one nodes/shared/ in the built output: exactly one file defines the
+ *   limiter registry, and two nodes loaded as n8n loads them count their requests on one
+ *   limiter per key (the README promises limits kept per key across every node);
+ * - test-only setters are reached by nothing the package runs.
  */
 import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
@@ -15,112 +21,266 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { PackageDirectoryLoader } from 'n8n-core';
+import type { Icon, INodeType } from 'n8n-workflow';
+
+import { PollHarness, runWorkflow, singleNodeWorkflow } from '../../harness';
+import type { RateLimit, RateLimiter } from '../../nodes/shared/pacing';
+import type { limiterScope } from '../../nodes/shared/transport';
+import { accountCredentials, useSandbox } from '../support/sandbox';
+
 const root = path.join(__dirname, '..', '..');
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+	name: string;
 	dependencies?: Record<string, string>;
 	n8n: { nodes: string[]; credentials: string[] };
 };
 const entries = [...manifest.n8n.nodes, ...manifest.n8n.credentials];
 
-/** What the scanner's no-restricted-imports allows that a bundle of ours may need at run time. */
+/** What the scanner's no-restricted-imports allows that a file of ours may need at run time. */
 const ALLOWED_AT_RUN_TIME = new Set(['n8n-workflow', 'crypto', 'node:crypto']);
+/** The one file libphonenumber-js is bundled into. */
+const VENDOR = 'dist/nodes/shared/vendor/libphonenumber.js';
 
-let tarballFiles: Set<string>;
+let tarballFiles: string[];
+let workDir: string;
+/** The unpacked tarball, as n8n installs it: <workDir>/node_modules/n8n-nodes-comms-api. */
+let installed: string;
 
-beforeAll(() => {
-	execFileSync(
-		process.execPath,
-		[path.join(root, 'node_modules', 'gulp', 'bin', 'gulp.js'), 'build', '--silent'],
-		{ cwd: root, stdio: 'pipe' },
-	);
-	const npm = process.env.npm_execpath;
-	const [command, args] = npm ? [process.execPath, [npm]] : ['npm', []];
-	const out = execFileSync(command, [...args, 'pack', '--dry-run', '--json', '--ignore-scripts'], {
+function npm(...args: string[]): string {
+	const npmCli = process.env.npm_execpath;
+	const [command, prefix] = npmCli ? [process.execPath, [npmCli]] : ['npm', []];
+	return execFileSync(command, [...prefix, ...args], {
 		cwd: root,
 		encoding: 'utf8',
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
-	const [{ files }] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
-	tarballFiles = new Set(files.map((file) => file.path));
-}, 120_000);
+}
 
-/** Loads a bundled file in a child process whose module search cannot see node_modules but n8n-workflow's. */
-function describeInIsolation(entry: string): { name: string; icons: string[] } {
-	const isolated = fs.mkdtempSync(path.join(os.tmpdir(), 'comms-published-'));
-	try {
-		// A copy of the built file beside a node_modules holding only n8n-workflow, as n8n gives it.
-		const target = path.join(isolated, 'package', entry);
-		fs.mkdirSync(path.dirname(target), { recursive: true });
-		fs.copyFileSync(path.join(root, entry), target);
-		fs.mkdirSync(path.join(isolated, 'node_modules'));
-		fs.symlinkSync(
-			path.join(root, 'node_modules', 'n8n-workflow'),
-			path.join(isolated, 'node_modules', 'n8n-workflow'),
-		);
-		const script = `
-			const exported = require(${JSON.stringify(target)});
-			const instance = new (Object.values(exported)[0])();
-			const d = instance.description ?? instance;
-			const icons = [];
-			const add = (icon) => { if (typeof icon === 'string') icons.push(icon); else if (icon) icons.push(icon.light, icon.dark); };
-			add(d.icon);
-			process.stdout.write(JSON.stringify({ name: d.name, icons }));`;
-		const out = execFileSync(process.execPath, ['-e', script], {
-			cwd: isolated,
-			encoding: 'utf8',
-			env: { PATH: process.env.PATH ?? '', NODE_PATH: '' },
-		});
-		return JSON.parse(out) as { name: string; icons: string[] };
-	} finally {
-		fs.rmSync(isolated, { recursive: true, force: true });
-	}
+beforeAll(() => {
+	npm('run', 'build:package', '--silent');
+	workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'comms-published-'));
+	const [{ filename, files }] = JSON.parse(
+		npm('pack', '--json', '--ignore-scripts', '--pack-destination', workDir),
+	) as Array<{ filename: string; files: Array<{ path: string }> }>;
+	tarballFiles = files.map((file) => file.path).sort();
+	// Unpacked where n8n puts a community package, with n8n-workflow as its only neighbour.
+	const modules = path.join(workDir, 'node_modules');
+	fs.mkdirSync(modules);
+	execFileSync('tar', ['-xzf', path.join(workDir, path.basename(filename)), '-C', workDir]);
+	installed = path.join(modules, manifest.name);
+	fs.renameSync(path.join(workDir, 'package'), installed);
+	fs.symlinkSync(
+		path.join(root, 'node_modules', 'n8n-workflow'),
+		path.join(modules, 'n8n-workflow'),
+	);
+}, 180_000);
+
+afterAll(() => {
+	if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+/** `dist/nodes/CommsAccount/CommsAccount.node.js` -> `commsAccount`, as our classes name their type. */
+const typeName = (entry: string) => {
+	const className = path.basename(entry).split('.')[0];
+	return className[0].toLowerCase() + className.slice(1);
+};
+const typeNames = (list: string[]) => list.map(typeName).sort();
+/** The Account API's polling trigger, whatever package.json calls it. */
+const ACCOUNT_TRIGGER = typeName(
+	manifest.n8n.nodes.find((entry) => /CommsAccount\w*Trigger/.test(entry))!,
+);
+
+const distJs = () => tarballFiles.filter((file) => file.endsWith('.js'));
+const read = (file: string) => fs.readFileSync(path.join(installed, file), 'utf8');
+
+/**
+ * What dist/ should hold, from the source tree: every `.ts` under nodes/ and credentials/ as the
+ * `.js` tsc makes of it, and the files gulp copies (codex files, icons) as they are.
+ */
+function expectedDist(): string[] {
+	const out: string[] = [];
+	const walk = (dir: string) => {
+		for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+			const relative = path.posix.join(dir, entry.name);
+			if (entry.isDirectory()) walk(relative);
+			else if (entry.name.endsWith('.ts')) out.push(`dist/${relative.replace(/\.ts$/, '.js')}`);
+			else if (/\.node\.json$|\.(png|svg)$/.test(entry.name)) out.push(`dist/${relative}`);
+		}
+	};
+	walk('nodes');
+	walk('credentials');
+	walk('icons');
+	return out.sort();
 }
 
 describe('the published package', () => {
+	it('holds exactly dist/, README.md, LICENSE, CHANGELOG.md and package.json', () => {
+		const outsideDist = tarballFiles.filter((file) => !file.startsWith('dist/'));
+		expect(outsideDist).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json']);
+	});
+
+	it('holds in dist/ the compiled nodes and credentials, the codex files and the icons, nothing else', () => {
+		const inDist = tarballFiles.filter((file) => file.startsWith('dist/'));
+		expect(inDist).toEqual(expectedDist());
+		// Each node's codex file is among them.
+		for (const entry of manifest.n8n.nodes)
+			expect(inDist).toContain(entry.replace(/\.js$/, '.json'));
+	});
+
 	it('declares no runtime dependency', () => {
 		expect(manifest.dependencies ?? {}).toEqual({});
 	});
 
-	it.each(entries)('%s is in the tarball', (entry) => {
-		expect(tarballFiles.has(entry)).toBe(true);
+	it.each(entries)('names %s, which is in the tarball', (entry) => {
+		expect(tarballFiles).toContain(entry);
 	});
 
-	it('ships no TypeScript sources, source maps or development tree', () => {
-		const stray = [...tarballFiles].filter((file) =>
-			/\.ts$|\.map$|^build\/|^sandbox\/|^harness\/|^test\//.test(file),
-		);
-		expect(stray).toEqual([]);
-	});
-
-	it.each(entries)('%s requires only n8n-workflow and allowed built-ins', (entry) => {
-		const code = fs.readFileSync(path.join(root, entry), 'utf8');
-		const required = new Set(
-			[...code.matchAll(/\brequire\((["'`])([^"'`]+)\1\)/g)].map((match) => match[2]),
-		);
-		const notAllowed = [...required].filter((name) => !ALLOWED_AT_RUN_TIME.has(name));
-		expect(notAllowed).toEqual([]);
-		// Node built-ins other than crypto would be refused by the scanner on n8n Cloud too.
-		expect(
-			[...required].filter(
-				(name) =>
-					builtinModules.includes(name.replace(/^node:/, '')) && !ALLOWED_AT_RUN_TIME.has(name),
-			),
-		).toEqual([]);
-	});
-
-	it.each(entries)(
-		'%s loads with libphonenumber-js out of reach, and every icon it names ships',
-		(entry) => {
-			const { name, icons } = describeInIsolation(entry);
-			expect(name).toBeTruthy();
-			expect(icons.length).toBeGreaterThan(0);
-			for (const icon of icons) {
-				expect(icon).toMatch(/^file:/);
-				const file = path.posix.normalize(
-					path.posix.join(path.posix.dirname(entry), icon.slice('file:'.length)),
-				);
-				expect({ icon, inTarball: tarballFiles.has(file) }).toEqual({ icon, inTarball: true });
+	it('requires nothing but n8n-workflow, allowed built-ins and its own files', () => {
+		const problems: string[] = [];
+		for (const file of distJs()) {
+			for (const [, , name] of read(file).matchAll(/\brequire\((["'`])([^"'`]+)\1\)/g)) {
+				if (name.startsWith('.')) {
+					const target = path.posix.join(path.posix.dirname(file), name);
+					const candidates = [target, `${target}.js`, `${target}/index.js`];
+					if (!candidates.some((candidate) => tarballFiles.includes(candidate)))
+						problems.push(`${file}: ${name} is not in the tarball`);
+				} else if (!ALLOWED_AT_RUN_TIME.has(name)) {
+					const builtin = builtinModules.includes(name.replace(/^node:/, ''));
+					problems.push(`${file}: ${name}${builtin ? ' (a built-in the scanner refuses)' : ''}`);
+				}
 			}
-		},
-	);
+		}
+		expect(problems).toEqual([]);
+	});
+
+	it('bundles libphonenumber-js once, into a file of its own that nodes/shared/phone requires', () => {
+		const bundling = distJs().filter((file) => read(file).includes('libphonenumber-js'));
+		expect(bundling).toEqual([VENDOR]);
+		expect(read('dist/nodes/shared/phone.js')).toContain('require("./vendor/libphonenumber")');
+		// Bundled for the Node.js package.json's engines name (esbuild's target follows it).
+		const { targetFromEngines } = require('../../scripts/bundle-vendor.js') as {
+			targetFromEngines(): string;
+		};
+		expect(targetFromEngines()).toBe('node24');
+	});
+});
+
+describe('n8n loading the installed package', () => {
+	let loader: PackageDirectoryLoader;
+
+	beforeAll(async () => {
+		loader = new PackageDirectoryLoader(installed);
+		await loader.loadAll();
+	});
+
+	it('loads every node and credential package.json names', () => {
+		expect(Object.keys(loader.nodeTypes).sort()).toEqual(typeNames(manifest.n8n.nodes));
+		expect(Object.keys(loader.credentialTypes).sort()).toEqual(typeNames(manifest.n8n.credentials));
+	});
+
+	it.each(entries)('%s names icons that are in the tarball', (entry) => {
+		// The class as n8n's loader makes it (before n8n turns `file:` icons into URLs).
+		const exported = require(path.join(installed, entry)) as Record<string, new () => unknown>;
+		const instance = new (Object.values(exported)[0])() as {
+			description?: { icon?: Icon };
+			icon?: Icon;
+		};
+		const icon = instance.description?.icon ?? instance.icon;
+		const icons = typeof icon === 'string' ? [icon] : icon ? [icon.light, icon.dark] : [];
+		expect(icons.length).toBeGreaterThan(0);
+		for (const file of icons) {
+			expect(file).toMatch(/^file:/);
+			const shipped = path.posix.normalize(
+				path.posix.join(path.posix.dirname(entry), file.slice('file:'.length)),
+			);
+			expect({ file, shipped: tarballFiles.includes(shipped) }).toEqual({ file, shipped: true });
+		}
+	});
+});
+
+describe('one state for every node of the installed package', () => {
+	const sandbox = useSandbox();
+	let loader: PackageDirectoryLoader;
+
+	beforeAll(async () => {
+		loader = new PackageDirectoryLoader(installed);
+		await loader.loadAll();
+	});
+
+	it('has exactly one file in dist/ that defines the limiter registry', () => {
+		const defining = distJs().filter((file) => /function sharedLimiter\(/.test(read(file)));
+		expect(defining).toEqual(['dist/nodes/shared/pacing.js']);
+	});
+
+	it('counts the Comms Account node and the Account trigger, loaded as n8n loads them, on one limiter per key', async () => {
+		const type = (name: string) => loader.nodeTypes[name].type as INodeType;
+		const nodeTypes = {
+			'n8n-nodes-comms-api.commsAccount': type('commsAccount'),
+			[`n8n-nodes-comms-api.${ACCOUNT_TRIGGER}`]: type(ACCOUNT_TRIGGER),
+		};
+		const credentials = accountCredentials(sandbox());
+		const { apiKey, baseUrl } = credentials.commsAccountApi;
+		// The registry of the installed package, as the nodes n8n loaded reach it.
+		const pacing = require(path.join(installed, 'dist', 'nodes', 'shared', 'pacing.js')) as {
+			sharedLimiter(scope: string, limit: RateLimit): RateLimiter;
+			ACCOUNT_LIMIT: RateLimit;
+		};
+		const transport = require(path.join(installed, 'dist', 'nodes', 'shared', 'transport.js')) as {
+			limiterScope: typeof limiterScope;
+		};
+		const scope = transport.limiterScope('account', apiKey, baseUrl);
+		const limiter = () => pacing.sharedLimiter(scope, pacing.ACCOUNT_LIMIT);
+		const requests = () => sandbox().requests().length;
+		expect(limiter().used).toBe(0);
+
+		const listed = await runWorkflow(
+			singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', {
+				resource: 'number',
+				operation: 'getAll',
+				returnAll: true,
+			}),
+			{ credentials, nodeTypes },
+		);
+		expect(listed.error).toBeUndefined();
+		const byNode = requests();
+		expect(byNode).toBeGreaterThan(0);
+		expect(limiter().used).toBe(byNode);
+
+		const poll = new PollHarness(
+			{
+				nodes: [
+					{
+						id: 'trigger',
+						name: 'SMS received',
+						type: `n8n-nodes-comms-api.${ACCOUNT_TRIGGER}`,
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: {},
+						credentials: { commsAccountApi: { id: 'cred-account', name: 'Comms Account' } },
+					},
+				],
+				connections: {},
+			},
+			{ credentials, nodeTypes },
+		);
+		expect((await poll.activate()).error).toBeUndefined();
+		expect(requests()).toBeGreaterThan(byNode);
+		// The trigger's requests land on the limiter the action node used: one per key.
+		expect(limiter().used).toBe(requests());
+	});
+
+	it('reaches the test-only setters from nothing it runs', () => {
+		const setters: Record<string, string> = {
+			setSharedLimit: 'dist/nodes/shared/pacing.js',
+			setRequestTimeout: 'dist/nodes/shared/transport.js',
+		};
+		for (const [setter, definedIn] of Object.entries(setters)) {
+			const mentioning = distJs().filter((file) => read(file).includes(setter));
+			expect({ setter, mentioning }).toEqual({ setter, mentioning: [definedIn] });
+			// Defined and exported, never called in the file that defines it.
+			const calls = read(definedIn).match(new RegExp(`\\b${setter}\\(`, 'g')) ?? [];
+			expect({ setter, calls: calls.length }).toEqual({ setter, calls: 1 });
+		}
+	});
 });

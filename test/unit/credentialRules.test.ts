@@ -36,8 +36,8 @@ describe('addresses', () => {
 		'127.8.9.10',
 		'[::1]',
 		'::1',
-		'api.localhost',
 		'::ffff:127.0.0.1',
+		'[::ffff:7f00:1]',
 	])('%s is loopback', (host) => {
 		expect(isLoopbackHost(host)).toBe(true);
 	});
@@ -48,6 +48,8 @@ describe('addresses', () => {
 		'127.0.0.1.example.com',
 		'localhost.example.com',
 		'0.0.0.0',
+		'api.localhost',
+		'[::ffff:a00:1]',
 	])('%s is not', (host) => {
 		expect(isLoopbackHost(host)).toBe(false);
 	});

@@ -8,10 +8,15 @@
 import fc from 'fast-check';
 
 import {
+	bucketEnd,
 	checkTimestamp,
 	eventKey,
+	KEY_LENGTH,
+	MAX_AHEAD_SECONDS,
 	MAX_REMEMBERED_EVENTS,
 	ReplayRegistry,
+	storedBuckets,
+	type ClaimResult,
 	type RememberedEvents,
 } from '../../nodes/CommsUnifiedTrigger/replay';
 
@@ -30,6 +35,26 @@ describe('checkTimestamp', () => {
 		expect(checkTimestamp(iso(NOW + 300_001), NOW, 300)).toEqual({
 			ok: false,
 			reason: 'tooFarAhead',
+		});
+	});
+
+	it('with a long window, keeps old events but allows only a clock skew ahead of now', () => {
+		const day = 86_400;
+		expect(checkTimestamp(iso(NOW - day * 1000), NOW, day)).toEqual({
+			ok: true,
+			atMs: NOW - day * 1000,
+		});
+		expect(checkTimestamp(iso(NOW + MAX_AHEAD_SECONDS * 1000), NOW, day).ok).toBe(true);
+		expect(checkTimestamp(iso(NOW + MAX_AHEAD_SECONDS * 1000 + 1), NOW, day)).toEqual({
+			ok: false,
+			reason: 'tooFarAhead',
+		});
+	});
+
+	it('refuses a delivery dated 2001 under the default window', () => {
+		expect(checkTimestamp('2001-09-09T01:46:40Z', NOW, 3600)).toEqual({
+			ok: false,
+			reason: 'tooOld',
 		});
 	});
 
@@ -95,102 +120,164 @@ describe('eventKey', () => {
 
 	it('is short and carries nothing of the payload', () => {
 		const key = eventKey(completed, body(completed));
-		expect(key).toMatch(/^[0-9a-f]{32}$/);
+		expect(key).toMatch(new RegExp(`^[A-Za-z0-9_-]{${KEY_LENGTH}}$`));
 	});
 });
 
 describe('ReplayRegistry', () => {
+	const WINDOW = 60;
 	const claim = (
 		registry: ReplayRegistry,
 		key: string,
-		{ scope = 's', nowMs = NOW, expiresAtMs = NOW + 60_000, stored = {} as unknown } = {},
-	) => registry.claim({ scope, key, expiresAtMs, nowMs, stored });
+		{
+			scope = 's',
+			nowMs = NOW,
+			expiresAtMs = NOW + WINDOW * 1000,
+			stored = {} as unknown,
+			windowSeconds = WINDOW,
+		} = {},
+	) => registry.claim({ scope, key, expiresAtMs, nowMs, windowSeconds, stored });
+	const key = (n: number | string) => eventKey({}, `event ${n}`);
+	const outcome = (result: ClaimResult) => result.outcome;
+	const remembered = (result: ClaimResult): RememberedEvents => {
+		if (result.outcome !== 'taken') throw new Error(`not taken: ${result.outcome}`);
+		return result.remembered;
+	};
+	const keysOf = (store: RememberedEvents) =>
+		Object.values(store.b)
+			.join('')
+			.match(new RegExp(`.{${KEY_LENGTH}}`, 'g')) ?? [];
 
 	it('takes an event once; a repeat inside the window is a duplicate', () => {
 		const registry = new ReplayRegistry();
-		expect(claim(registry, 'a').duplicate).toBe(false);
-		expect(claim(registry, 'a').duplicate).toBe(true);
-		expect(claim(registry, 'b').duplicate).toBe(false);
+		expect(outcome(claim(registry, key('a')))).toBe('taken');
+		expect(outcome(claim(registry, key('a')))).toBe('duplicate');
+		expect(outcome(claim(registry, key('b')))).toBe('taken');
 	});
 
 	it('keeps triggers apart (workflow, node, test or production)', () => {
 		const registry = new ReplayRegistry();
-		expect(claim(registry, 'a', { scope: 'wf1\u0000node\u0000production' }).duplicate).toBe(false);
-		expect(claim(registry, 'a', { scope: 'wf1\u0000node\u0000test' }).duplicate).toBe(false);
-		expect(claim(registry, 'a', { scope: 'wf2\u0000node\u0000production' }).duplicate).toBe(false);
+		for (const scope of [
+			'wf1\u0000node\u0000production',
+			'wf1\u0000node\u0000test',
+			'wf2\u0000node',
+		])
+			expect(outcome(claim(registry, key('a'), { scope }))).toBe('taken');
 	});
 
-	it('forgets an event once its window has passed', () => {
+	it('forgets an event once its bucket has ended, never before its own expiry', () => {
 		const registry = new ReplayRegistry();
-		claim(registry, 'a', { expiresAtMs: NOW + 1000 });
-		expect(claim(registry, 'a', { nowMs: NOW + 999 }).duplicate).toBe(true);
-		expect(claim(registry, 'a', { nowMs: NOW + 1000, expiresAtMs: NOW + 5000 }).duplicate).toBe(
-			false,
+		claim(registry, key('a'), { expiresAtMs: NOW + 1000 });
+		const end = bucketEnd(NOW + 1000, WINDOW) * 1000;
+		expect(end).toBeGreaterThanOrEqual(NOW + 1000);
+		expect(outcome(claim(registry, key('a'), { nowMs: end - 1 }))).toBe('duplicate');
+		expect(outcome(claim(registry, key('a'), { nowMs: end, expiresAtMs: end + 5000 }))).toBe(
+			'taken',
 		);
 	});
 
 	it('counts what static data remembers, and returns everything still remembered to save', () => {
 		const registry = new ReplayRegistry();
-		claim(registry, 'mine');
-		const result = claim(registry, 'new', {
-			stored: { theirs: NOW + 10_000, old: NOW - 1, junk: 'x' },
-		});
-		expect(result.duplicate).toBe(false);
-		expect(result.remembered).toEqual({
-			mine: NOW + 60_000,
-			theirs: NOW + 10_000,
-			new: NOW + 60_000,
-		});
-		expect(claim(registry, 'theirs').duplicate).toBe(true);
+		const other = new ReplayRegistry();
+		claim(registry, key('mine'));
+		const theirs = remembered(claim(other, key('theirs')));
+		const result = remembered(claim(registry, key('new'), { stored: theirs }));
+		expect(keysOf(result).sort()).toEqual([key('mine'), key('theirs'), key('new')].sort());
+		expect(outcome(claim(registry, key('theirs')))).toBe('duplicate');
 	});
 
-	it.each([null, 'text', 42, ['a'], undefined])(
-		'ignores static data that is not a map (%p)',
+	it('stores 12 characters per event, in a few buckets, and prunes ended buckets whole', () => {
+		const registry = new ReplayRegistry();
+		let store: RememberedEvents | undefined;
+		for (let i = 0; i < 1000; i++)
+			store = remembered(
+				claim(registry, key(i), { nowMs: NOW + i * 100, expiresAtMs: NOW + i * 100 + 60_000 }),
+			);
+		expect(Object.keys(store!.b).length).toBeLessThanOrEqual(18);
+		expect(JSON.stringify(store).length).toBeLessThan(1000 * KEY_LENGTH + 18 * 20 + 20);
+		const later = remembered(
+			claim(registry, key('late'), { nowMs: NOW + 170_000, expiresAtMs: NOW + 230_000 }),
+		);
+		expect(keysOf(later)).toEqual([key('late')]);
+	});
+
+	it.each([null, 'text', 42, ['a'], undefined, { v: 2, b: { '9999999999': 'short' } }])(
+		'ignores static data it cannot read (%p)',
 		(stored) => {
-			expect(claim(new ReplayRegistry(), 'a', { stored }).duplicate).toBe(false);
+			expect(outcome(claim(new ReplayRegistry(), key('a'), { stored }))).toBe('taken');
 		},
 	);
 
-	it(`remembers at most ${MAX_REMEMBERED_EVENTS} events per trigger, forgetting the oldest first`, () => {
+	it('reads the format before this one (32 hex digits to an expiry), so an upgrade forgets nothing', () => {
+		const hex = '2d711642b726b04401627ca9fbac32f5';
+		const buckets = storedBuckets(
+			{ [hex]: NOW + 10_000, stale: NOW + 10_000, old: 1 },
+			NOW,
+			WINDOW,
+		);
+		expect([...buckets.values()]).toEqual(['LXEWQrcmsEQB']);
+		expect(
+			outcome(claim(new ReplayRegistry(), 'LXEWQrcmsEQB', { stored: { [hex]: NOW + 10_000 } })),
+		).toBe('duplicate');
+	});
+
+	it('when full of events still inside the window, takes nothing more and says when to retry; nothing is forgotten', () => {
 		const registry = new ReplayRegistry(3);
-		for (const key of ['a', 'b', 'c', 'd']) claim(registry, key);
-		expect(registry.size('s')).toBe(3);
-		expect(claim(registry, 'a').duplicate).toBe(false);
-		expect(claim(registry, 'd').duplicate).toBe(true);
+		for (const k of ['a', 'b', 'c']) expect(outcome(claim(registry, key(k)))).toBe('taken');
+		const full = claim(registry, key('d'), { nowMs: NOW + 1000 });
+		expect(full).toEqual({
+			outcome: 'full',
+			held: 3,
+			retryAfterSeconds: bucketEnd(NOW + WINDOW * 1000, WINDOW) - (NOW + 1000) / 1000,
+		});
+		// The oldest is still remembered: its replay is caught, not accepted.
+		expect(outcome(claim(registry, key('a'), { nowMs: NOW + 1000 }))).toBe('duplicate');
+		// Once the window has passed, there is room again.
+		const after = bucketEnd(NOW + WINDOW * 1000, WINDOW) * 1000;
+		expect(outcome(claim(registry, key('d'), { nowMs: after, expiresAtMs: after + 60_000 }))).toBe(
+			'taken',
+		);
+	});
+
+	it(`holds ${MAX_REMEMBERED_EVENTS} events per trigger by default`, () => {
+		const registry = new ReplayRegistry();
+		let last: ClaimResult | undefined;
+		for (let i = 0; i <= MAX_REMEMBERED_EVENTS; i++) last = claim(registry, key(i));
+		expect(registry.size('s')).toBe(MAX_REMEMBERED_EVENTS);
+		expect(last?.outcome).toBe('full');
 	});
 
 	it('drops a trigger whose events have all expired', () => {
 		const registry = new ReplayRegistry();
-		claim(registry, 'a', { scope: 'old', expiresAtMs: NOW + 10 });
-		claim(registry, 'b', { scope: 'other', nowMs: NOW + 20, expiresAtMs: NOW + 1000 });
+		claim(registry, key('a'), { scope: 'old', expiresAtMs: NOW + 10 });
+		claim(registry, key('b'), { scope: 'other', nowMs: NOW + 120_000, expiresAtMs: NOW + 180_000 });
 		expect(registry.size('old')).toBe(0);
 	});
 
 	it('agrees with a simple model over random sequences of deliveries', () => {
 		const delivery = fc.record({
-			key: fc.constantFrom('a', 'b', 'c'),
+			name: fc.constantFrom('a', 'b', 'c'),
 			scope: fc.constantFrom('x', 'y'),
 			step: fc.integer({ min: 0, max: 40_000 }),
-			life: fc.integer({ min: 1, max: 60_000 }),
+			life: fc.integer({ min: 1, max: WINDOW * 1000 }),
 		});
 		fc.assert(
 			fc.property(fc.array(delivery, { maxLength: 60 }), (deliveries) => {
 				const registry = new ReplayRegistry();
+				// The model remembers each event until the end of its bucket, no shorter.
 				const model = new Map<string, number>();
 				let now = NOW;
-				for (const { key, scope, step, life } of deliveries) {
+				for (const { name, scope, step, life } of deliveries) {
 					now += step;
-					const id = `${scope}/${key}`;
-					const expected = (model.get(id) ?? -Infinity) > now;
-					const { duplicate } = registry.claim({
+					const id = `${scope}/${name}`;
+					const expected = (model.get(id) ?? -Infinity) > now ? 'duplicate' : 'taken';
+					const result = claim(registry, key(name), {
 						scope,
-						key,
 						expiresAtMs: now + life,
 						nowMs: now,
-						stored: {},
 					});
-					if (duplicate !== expected) return false;
-					if (!duplicate) model.set(id, now + life);
+					if (result.outcome !== expected) return false;
+					if (expected === 'taken') model.set(id, bucketEnd(now + life, WINDOW) * 1000);
 				}
 				return true;
 			}),
@@ -206,55 +293,73 @@ describe('ReplayRegistry', () => {
  */
 describe('across n8n processes, through static data', () => {
 	class Database {
-		stored: RememberedEvents = {};
-		load(): RememberedEvents {
-			return { ...this.stored };
+		stored: unknown = undefined;
+		load(): unknown {
+			return this.stored === undefined ? undefined : JSON.parse(JSON.stringify(this.stored));
 		}
-		save(remembered: RememberedEvents): void {
-			this.stored = { ...remembered };
+		save(result: ClaimResult): void {
+			if (result.outcome === 'taken') this.stored = JSON.parse(JSON.stringify(result.remembered));
+		}
+		keys(): string[] {
+			const store = this.stored as RememberedEvents;
+			return (Object.values(store.b).join('').match(/.{12}/g) ?? []).sort();
 		}
 	}
 
-	const deliver = (process: ReplayRegistry, loaded: RememberedEvents, key: string, nowMs = NOW) =>
+	const deliver = (process: ReplayRegistry, loaded: unknown, key: string, nowMs = NOW) =>
 		process.claim({
 			scope: 'wf\u0000trigger\u0000production',
 			key,
 			expiresAtMs: NOW + 300_000,
 			nowMs,
+			windowSeconds: 300,
 			stored: loaded,
 		});
+	const [A, B] = [eventKey({}, 'a'), eventKey({}, 'b')];
 
 	it('two deliveries at once in one process: the second is a duplicate, and both events stay saved', () => {
 		const db = new Database();
 		const main = new ReplayRegistry();
 		const [first, second, other] = [db.load(), db.load(), db.load()]; // all loaded before any save
-		const a = deliver(main, first, 'event-a');
-		const b = deliver(main, second, 'event-a');
-		const c = deliver(main, other, 'event-b');
-		expect([a.duplicate, b.duplicate, c.duplicate]).toEqual([false, true, false]);
-		db.save(a.remembered);
-		db.save(c.remembered); // last writer wins, and still holds event-a
-		expect(Object.keys(db.stored).sort()).toEqual(['event-a', 'event-b']);
+		const a = deliver(main, first, A);
+		const b = deliver(main, second, A);
+		const c = deliver(main, other, B);
+		expect([a.outcome, b.outcome, c.outcome]).toEqual(['taken', 'duplicate', 'taken']);
+		db.save(a);
+		db.save(c); // last writer wins, and still holds A
+		expect(db.keys()).toEqual([A, B].sort());
 	});
 
 	it('a repeat reaching another process after the first was saved is a duplicate', () => {
 		const db = new Database();
 		const one = new ReplayRegistry();
 		const two = new ReplayRegistry();
-		db.save(deliver(one, db.load(), 'event-a').remembered);
-		expect(deliver(two, db.load(), 'event-a', NOW + 1000).duplicate).toBe(true);
+		db.save(deliver(one, db.load(), A));
+		expect(deliver(two, db.load(), A, NOW + 1000).outcome).toBe('duplicate');
+	});
+
+	it('two processes appending to the same bucket: each save carries both', () => {
+		const db = new Database();
+		const one = new ReplayRegistry();
+		const two = new ReplayRegistry();
+		db.save(deliver(one, db.load(), A));
+		const loaded = db.load();
+		db.save(deliver(one, loaded, eventKey({}, 'c')));
+		db.save(deliver(two, loaded, B)); // lost the first's write...
+		db.save(deliver(one, db.load(), eventKey({}, 'd'))); // ...which the next save of one repairs
+		expect(db.keys()).toEqual([A, B, eventKey({}, 'c'), eventKey({}, 'd')].sort());
 	});
 
 	it('after a restart, static data still knows the events of the window', () => {
 		const db = new Database();
-		db.save(deliver(new ReplayRegistry(), db.load(), 'event-a').remembered);
-		expect(deliver(new ReplayRegistry(), db.load(), 'event-a', NOW + 299_000).duplicate).toBe(true);
+		db.save(deliver(new ReplayRegistry(), db.load(), A));
+		expect(deliver(new ReplayRegistry(), db.load(), A, NOW + 299_000).outcome).toBe('duplicate');
 	});
 
 	it('the limit: two deliveries at once reaching two processes both start the workflow', () => {
 		const db = new Database();
 		const [loadedByOne, loadedByTwo] = [db.load(), db.load()];
-		expect(deliver(new ReplayRegistry(), loadedByOne, 'event-a').duplicate).toBe(false);
-		expect(deliver(new ReplayRegistry(), loadedByTwo, 'event-a').duplicate).toBe(false);
+		expect(deliver(new ReplayRegistry(), loadedByOne, A).outcome).toBe('taken');
+		expect(deliver(new ReplayRegistry(), loadedByTwo, A).outcome).toBe('taken');
 	});
 });

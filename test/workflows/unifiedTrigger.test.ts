@@ -22,7 +22,14 @@ import {
 	type WebhookHarnessOptions,
 	type WorkflowJson,
 } from '../../harness';
-import { recentEvents } from '../../nodes/CommsUnifiedTrigger/replay';
+import { forgetCredentials } from '../../nodes/CommsUnifiedTrigger/credentialCache';
+import {
+	bucketEnd,
+	DEFAULT_WINDOW_SECONDS,
+	KEY_LENGTH,
+	MAX_REMEMBERED_EVENTS,
+	recentEvents,
+} from '../../nodes/CommsUnifiedTrigger/replay';
 import { TEST_EMAILS, TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';
 import { unifiedApi } from '../sandbox/helpers';
 import { captureLogs } from '../support/logs';
@@ -180,6 +187,7 @@ beforeEach(() => {
 	hold = undefined;
 	logs.length = 0;
 	recentEvents.clear();
+	forgetCredentials();
 });
 
 describe('signed events start the workflow', () => {
@@ -248,11 +256,12 @@ describe('signed events start the workflow', () => {
 
 	it('checks the bytes as received: a signed body with a byte-order mark or odd spacing is accepted', async () => {
 		const h = harness();
-		const body = `\uFEFF{ "event" : "call.failed",\n "timestamp": "2026-01-01T10:00:00.000Z", "data": {"call_id": "ucall_x"} }`;
+		const now = new Date().toISOString();
+		const body = `\uFEFF{ "event" : "call.failed",\n "timestamp": "${now}", "data": {"call_id": "ucall_x"} }`;
 		const call = await h.deliver(signed(Buffer.from(body, 'utf8')));
 		expect((await call.execution!).output(TRIGGER)[0].json).toEqual({
 			event: 'call.failed',
-			timestamp: '2026-01-01T10:00:00.000Z',
+			timestamp: now,
 			call_id: 'ucall_x',
 		});
 	});
@@ -443,6 +452,40 @@ describe('without a Webhook Secret', () => {
 	});
 });
 
+describe('the credential, kept for a minute once it has verified a delivery', () => {
+	/** A delivery of `event` signed with `secret`. */
+	const signedWith = (secret: string, event: string) => {
+		const body = JSON.stringify(payload(event));
+		return signed(body, { 'x-signature': sign(body, secret) });
+	};
+
+	it('a new Webhook Secret takes effect at once; a delivery no secret verifies is still refused', async () => {
+		const creds = credentials();
+		const h = harness({}, { credentials: creds });
+		expect(
+			(await h.deliver(signed(JSON.stringify(payload('call.completed'))))).execution,
+		).toBeDefined();
+		creds.commsUnifiedApi.webhookSecret = 'whsec_rotated_0123456789';
+		const withNew = await h.deliver(signedWith('whsec_rotated_0123456789', 'sms.delivered'));
+		expect(withNew.execution).toBeDefined();
+		const refused = await h.deliver(signedWith('not-the-secret', 'sms.failed'));
+		expect(refused.reply.status).toBe(401);
+		expect(refused.execution).toBeUndefined();
+	});
+
+	it('a secret removed after a delivery verified: the next delivery with another signature is refused', async () => {
+		const creds = credentials();
+		const h = harness({}, { credentials: creds });
+		expect(
+			(await h.deliver(signed(JSON.stringify(payload('call.failed'))))).execution,
+		).toBeDefined();
+		creds.commsUnifiedApi.webhookSecret = '';
+		const call = await h.deliver(signedWith('anything', 'email.delivered'));
+		expect(call.reply.status).toBe(401);
+		expect(logs.join('\n')).toContain('has no Webhook Secret');
+	});
+});
+
 describe('activation (the API registers nothing)', () => {
 	it('succeeds with a secret, without calling anything, and deactivates', async () => {
 		const h = harness();
@@ -468,9 +511,18 @@ describe('activation (the API registers nothing)', () => {
 describe('replay window', () => {
 	const WINDOW = 300;
 	const withWindow = () => harness({ options: { replayWindowSeconds: WINDOW } });
-	const staticEvents = (h: WebhookHarness) =>
-		(h.storedStaticData[`node:${TRIGGER}`] as { recentEvents?: Record<string, number> } | undefined)
-			?.recentEvents ?? {};
+	/** The events static data remembers, one key each. */
+	const staticEvents = (h: WebhookHarness) => {
+		const store = (
+			h.storedStaticData[`node:${TRIGGER}`] as
+				{ recentEvents?: { b?: Record<string, string> } } | undefined
+		)?.recentEvents;
+		return (
+			Object.values(store?.b ?? {})
+				.join('')
+				.match(new RegExp(`.{${KEY_LENGTH}}`, 'g')) ?? []
+		);
+	};
 
 	it.each([
 		['older than the window', () => new Date(Date.now() - (WINDOW + 5) * 1000).toISOString()],
@@ -492,14 +544,54 @@ describe('replay window', () => {
 		expect([call.reply.text, ...logs].join('\n')).not.toContain(sign(body));
 	});
 
-	it('takes an event inside the window; without a window, an old event is taken too', async () => {
+	it('takes an event inside the window; with the window at 0 (off), an old event is taken too', async () => {
 		const old = JSON.stringify(
 			payload('call.completed', new Date(Date.now() - 86_400_000).toISOString()),
 		);
-		expect((await harness().deliver(signed(old))).execution).toBeDefined();
+		const off = harness({ options: { replayWindowSeconds: 0 } });
+		expect((await off.deliver(signed(old))).execution).toBeDefined();
+		expect((await off.deliver(signed(old))).execution).toBeDefined();
 		expect(
 			(await withWindow().deliver(signed(JSON.stringify(payload('call.completed'))))).execution,
 		).toBeDefined();
+	});
+
+	it('is on by default: a delivery dated 2001 is refused, a replayed one runs once, a late retry inside the hour is taken', async () => {
+		const h = harness();
+		const ancient = JSON.stringify(payload('call.completed', '2001-09-09T01:46:40.000Z'));
+		const refused = await h.deliver(signed(ancient));
+		expect(refused.reply.status).toBe(401);
+		expect(refused.execution).toBeUndefined();
+		const fresh = signed(JSON.stringify(payload('sms.delivered')));
+		expect((await h.deliver(fresh)).execution).toBeDefined();
+		const replayed = await h.deliver(fresh);
+		expect(replayed.reply.status).toBe(200);
+		expect(replayed.execution).toBeUndefined();
+		const lateRetry = JSON.stringify(
+			payload('email.bounced', new Date(Date.now() - 50 * 60_000).toISOString()),
+		);
+		expect((await h.deliver(signed(lateRetry))).execution).toBeDefined();
+		expect(await h.executions()).toHaveLength(2);
+		expect(staticEvents(h)).toHaveLength(2);
+		expect(DEFAULT_WINDOW_SECONDS).toBe(3600);
+	});
+
+	it('with the store full of events still inside the window: 503 with Retry-After, a warning, nothing starts and nothing is forgotten', async () => {
+		const h = harness();
+		const end = bucketEnd(Date.now() + DEFAULT_WINDOW_SECONDS * 1000, DEFAULT_WINDOW_SECONDS);
+		const keys = Array.from({ length: MAX_REMEMBERED_EVENTS }, (_, i) =>
+			i.toString(36).padStart(KEY_LENGTH, '0'),
+		);
+		h.storedStaticData[`node:${TRIGGER}`] = { recentEvents: { v: 2, b: { [end]: keys.join('') } } };
+		const call = await h.deliver(signed(JSON.stringify(payload('call.completed'))));
+		expect(call.reply.status).toBe(503);
+		expect(Number(call.reply.headers['retry-after'])).toBeGreaterThan(0);
+		expect(call.reply.json).toEqual({ message: 'Too many recent events: retry later' });
+		expect(call.execution).toBeUndefined();
+		expect(logs.join('\n')).toContain(
+			`the replay store already holds ${MAX_REMEMBERED_EVENTS} events still inside the 3600 s window`,
+		);
+		expect(staticEvents(h)).toHaveLength(MAX_REMEMBERED_EVENTS);
 	});
 
 	it('acknowledges a repeat delivery with 200 and starts nothing, also when the repeat is serialised differently', async () => {
@@ -530,14 +622,14 @@ describe('replay window', () => {
 		const events = ALL_EVENTS.map((event) => signed(JSON.stringify(payload(event))));
 		const calls = await Promise.all(events.map((request) => h.deliver(request)));
 		expect(calls.filter((call) => call.execution)).toHaveLength(6);
-		expect(Object.keys(staticEvents(h))).toHaveLength(6);
+		expect(staticEvents(h)).toHaveLength(6);
 	});
 
 	it('a repeat reaching a process that never saw the event (or after a restart) is caught by static data', async () => {
 		const h = withWindow();
 		const request = signed(JSON.stringify(payload('email.delivered')));
 		await h.deliver(request);
-		expect(Object.keys(staticEvents(h))).toHaveLength(1);
+		expect(staticEvents(h)).toHaveLength(1);
 		recentEvents.clear(); // this process forgets: only what n8n saved remains
 		const repeat = await h.deliver(request);
 		expect(repeat.reply.status).toBe(200);

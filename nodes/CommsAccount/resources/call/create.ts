@@ -17,6 +17,7 @@ import {
 	requiredString,
 	withoutSuccess,
 } from '../../../shared/params';
+import { quotePrefix } from '../../../shared/quote';
 
 const manual = { mode: ['manual'] };
 const ai = { mode: ['ai'] };
@@ -107,9 +108,13 @@ export const callCreate: Operation<IDataObject> = {
 	prepare(i) {
 		const mode = this.getNodeParameter('mode', i, 'manual') as string;
 		if (mode !== 'manual' && mode !== 'ai')
-			throw new NodeOperationError(this.getNode(), `Mode "${mode}" must be "manual" or "ai"`, {
-				itemIndex: i,
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Mode "${quotePrefix(String(mode))}" must be "manual" or "ai"`,
+				{
+					itemIndex: i,
+				},
+			);
 		const body: IDataObject = {
 			phoneDocId: phoneDocId(this, i),
 			to: phoneNumber(this, i, requiredString(this, i, 'to', 'To'), 'To'),

@@ -4,8 +4,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
 import { forOperation, phoneDocIdLocator, simplifyParameter } from '../../../shared/descriptions';
-import { phoneDocId, requiredString } from '../../../shared/params';
+import { identifier, phoneDocId } from '../../../shared/params';
 import { callModeParameter, simplifyCall } from './shared';
+import { quotePrefix } from '../../../shared/quote';
 
 export const callGetDescription: INodeProperties[] = forOperation('call', 'get', [
 	callModeParameter,
@@ -32,7 +33,7 @@ export const callGet: Operation<CallQuery> = {
 			qs: {
 				mode: this.getNodeParameter('mode', i, 'manual'),
 				phoneDocId: phoneDocId(this, i),
-				callId: requiredString(this, i, 'callId', 'Call ID'),
+				callId: identifier(this, i, 'callId', 'Call ID'),
 			},
 			simplify: this.getNodeParameter('simplify', i, false) as boolean,
 		};
@@ -48,7 +49,7 @@ export const callGet: Operation<CallQuery> = {
 		if (!call)
 			throw new NodeOperationError(
 				this.getNode(),
-				`No call with ID "${String(qs.callId)}" was found on this number`,
+				`No call with ID "${quotePrefix(String(qs.callId))}" was found on this number`,
 				{ itemIndex: i },
 			);
 		return simplify ? simplifyCall(call) : call;

@@ -4,8 +4,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Operation } from '../../../shared/items';
 import { accountApiRequest } from '../../../shared/transport';
 import { forOperation, simplifyParameter } from '../../../shared/descriptions';
-import { requiredString } from '../../../shared/params';
+import { identifier } from '../../../shared/params';
 import { simplifySms } from './shared';
+import { quotePrefix } from '../../../shared/quote';
 
 export const smsGetDescription: INodeProperties[] = forOperation('sms', 'get', [
 	{
@@ -22,7 +23,7 @@ export const smsGetDescription: INodeProperties[] = forOperation('sms', 'get', [
 export const smsGet: Operation<{ messageId: string; simplify: boolean }> = {
 	prepare(i) {
 		return {
-			messageId: requiredString(this, i, 'messageId', 'Message ID'),
+			messageId: identifier(this, i, 'messageId', 'Message ID'),
 			simplify: this.getNodeParameter('simplify', i, false) as boolean,
 		};
 	},
@@ -37,7 +38,7 @@ export const smsGet: Operation<{ messageId: string; simplify: boolean }> = {
 		if (!message)
 			throw new NodeOperationError(
 				this.getNode(),
-				`No SMS with message ID "${messageId}" was found`,
+				`No SMS with message ID "${quotePrefix(String(messageId))}" was found`,
 				{ itemIndex: i },
 			);
 		return simplify ? simplifySms(message) : message;
