@@ -1,5 +1,5 @@
 // Reading benchmarks for bench/run.js: the SMS history read by the Comms Account node (Get
-// Many, Return All), the Comms Account SMS Trigger's cost in requests, webhook signature
+// Many, Return All), the Comms Account Trigger's cost in requests, webhook signature
 // verifications per second, and the memory 10,000 items take through the node. Each
 // function starts its own sandbox and resolves to plain JSON of what it measured.
 'use strict';
@@ -187,7 +187,7 @@ function triggerHarness(sandbox) {
 				{
 					id: 'trigger',
 					name: 'SMS received',
-					type: 'n8n-nodes-comms-api.commsAccountSmsTrigger',
+					type: 'n8n-nodes-comms-api.commsAccountTrigger',
 					typeVersion: 1,
 					position: [0, 0],
 					parameters: { options: { includeLastMinutes: 60 } },
@@ -283,7 +283,7 @@ async function triggerOrder(sandbox, order) {
 }
 
 /**
- * The Comms Account SMS Trigger, polled as n8n polls it, in both orders: an idle poll, then a
+ * The Comms Account Trigger, polled as n8n polls it, in both orders: an idle poll, then a
  * burst of 1,000 inbound messages, polled until a poll brings nothing.
  */
 async function smsTriggerBench() {
@@ -293,7 +293,7 @@ async function smsTriggerBench() {
 		const orders = {};
 		for (const order of ORDERS) orders[order] = await triggerOrder(sandbox, order);
 		return {
-			scenario: `Comms Account SMS Trigger: an idle poll, and a burst of ${BURST_COUNT}`,
+			scenario: `Comms Account Trigger: an idle poll, and a burst of ${BURST_COUNT}`,
 			latencyMs: LATENCY_MS,
 			pageSize: SMS_PAGE,
 			orders,

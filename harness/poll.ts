@@ -11,7 +11,11 @@
  *     `getWorkflowStaticData` returned (n8n's `__dataChanged`), whole;
  *   - `cursors: 'durable'` (N8N_POLLER_DURABLE_CURSORS_ENABLED): the node works on a copy of
  *     its own static data, committed with the execution it starts, or alone when it emitted
- *     nothing, and only if it differs from what was loaded;
+ *     nothing, and only if it differs from what was loaded. The poll n8n runs when it
+ *     publishes a workflow (activation other than `update`) runs as a test of the trigger:
+ *     its copy is committed only if it emitted. The workflow's own static data (`global`) is
+ *     saved after that poll and after a poll that emitted, never after a scheduled poll that
+ *     emitted nothing (n8n 2.41: poll-trigger-executor, trigger-execution-context.factory);
  *   a poll that throws saves nothing, and neither does a test run;
  * - `crashBeforeSave` stands for n8n stopping between handing the items on and saving: the
  *   items are emitted, the state is not stored (what durable cursors rule out);
@@ -197,9 +201,17 @@ export class PollHarness {
 
 		if (!run.error && mode !== 'manual' && !crashBeforeSave) {
 			if (durable) {
-				if (JSON.stringify(snapshot) !== JSON.stringify(seed)) {
+				const emitted = run.items !== null;
+				const publishing = activation !== 'update';
+				if ((emitted || !publishing) && JSON.stringify(snapshot) !== JSON.stringify(seed)) {
 					this.storedStaticData = { ...this.storedStaticData, [this.key]: clone(snapshot) };
 					run.saved = true;
+				}
+				const flags = workflow.staticData as IDataObject & { __dataChanged?: boolean };
+				if ((emitted || publishing) && flags.__dataChanged === true) {
+					const { __dataChanged: _flag, [this.key]: _cursor, ...rest } = clone(flags);
+					this.storedStaticData = { ...rest, [this.key]: this.storedStaticData[this.key] };
+					if (this.storedStaticData[this.key] === undefined) delete this.storedStaticData[this.key];
 				}
 			} else if ((workflow.staticData as { __dataChanged?: boolean }).__dataChanged === true) {
 				const { __dataChanged: _flag, ...data } = clone(

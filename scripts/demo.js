@@ -109,8 +109,8 @@ async function triggerDemo(sandbox, credentials) {
 }
 
 /**
- * The Comms Account SMS Trigger, polled the way n8n polls it (n8n-core's PollContext, its
- * static data stored between polls): the workflow of examples/account-sms-trigger.json is
+ * The Comms Account Trigger, polled the way n8n polls it (n8n-core's PollContext, its
+ * static data stored between polls): the workflow of examples/account-trigger.json is
  * published (its first poll starts from now: the sandbox's history starts nothing), an SMS
  * arrives in the sandbox, the next poll starts the workflow with it and the reply goes out, and
  * the poll after that starts nothing. Returns how many of those did not happen as they should.
@@ -118,10 +118,10 @@ async function triggerDemo(sandbox, credentials) {
 async function smsTriggerDemo(sandbox, credentials) {
 	const { PollHarness } = require(path.join(build, 'harness'));
 	const workflow = JSON.parse(
-		fs.readFileSync(path.join(root, 'examples', 'account-sms-trigger.json'), 'utf8'),
+		fs.readFileSync(path.join(root, 'examples', 'account-trigger.json'), 'utf8'),
 	);
 	const [trigger] = workflow.nodes;
-	console.log(`▶ ${workflow.name}, published  (a Comms Account SMS Trigger polling the sandbox)`);
+	console.log(`▶ ${workflow.name}, published  (a Comms Account Trigger polling the sandbox)`);
 	const harness = new PollHarness(workflow, { credentials });
 	let problems = 0;
 	const check = (ok, text) => {

@@ -44,6 +44,7 @@ const { collectNode, startCollector } = require('./e2e/collector');
 const { unifiedSendSmsScenario } = require('./e2e/unified-scenario');
 const { aiScenario } = require('./e2e/ai-agent');
 const { startScriptedModel } = require('./e2e/scripted-model');
+const { lifecycleScenario } = require('./e2e/account-trigger-lifecycle');
 const { sleep, waitFor } = require('./e2e/live');
 const { ensureN8n } = require('./e2e/n8n-install');
 const { E2eError, log } = require('./e2e/proc');
@@ -222,7 +223,7 @@ async function checkAccountSendSms(view) {
 // Live scenarios: published workflows in a running n8n (`n8n start`).
 // ---------------------------------------------------------------------------
 
-const SMS_TRIGGER_TYPE = 'n8n-nodes-comms-api.commsAccountSmsTrigger';
+const SMS_TRIGGER_TYPE = 'n8n-nodes-comms-api.commsAccountTrigger';
 const UNIFIED_TRIGGER_TYPE = 'n8n-nodes-comms-api.commsUnifiedTrigger';
 const UNIFIED_EVENTS = [
 	'call.completed',
@@ -251,11 +252,11 @@ function smsPolls(sandbox) {
 }
 
 /**
- * Comms Account SMS Trigger, published: history from before activation never reaches the
+ * Comms Account Trigger, published: history from before activation never reaches the
  * workflow; SMS arriving afterwards each reach it exactly once, over more than one poll.
  */
 const smsTriggerScenario = {
-	name: 'Comms Account SMS Trigger in a running n8n: each new SMS starts the workflow once, history does not',
+	name: 'Comms Account Trigger in a running n8n: each new SMS starts the workflow once, history does not',
 	credentials: (sandbox) => [
 		{
 			name: 'Comms Account (live)',
@@ -731,6 +732,8 @@ function commsSuite({ repo = REPO } = {}) {
 		// E2E_ONLY=<regular expression>: run only the live scenarios whose name matches (for work on one).
 		liveScenarios: [
 			smsTriggerScenario,
+			lifecycleScenario('default'),
+			lifecycleScenario('durable'),
 			webhookTriggerScenario,
 			editorScenario(repo),
 			aiScenario(repo),

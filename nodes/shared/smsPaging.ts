@@ -35,7 +35,13 @@ export interface CollectResult {
 /** The API's largest page for list endpoints (GET /v1/sms and GET /v1/calls). */
 export const MAX_PAGE_SIZE = 200;
 
+/** An entry of a page that is a record (an object, not null, not an array). */
+export function isSmsRecord(entry: unknown): entry is SmsRecord {
+	return typeof entry === 'object' && entry !== null && !Array.isArray(entry);
+}
+
 export function recordKey(record: SmsRecord): string {
+	if (!isSmsRecord(record)) return JSON.stringify(record) ?? String(record);
 	const id = record.id ?? record.messageId;
 	return id !== undefined && id !== null ? String(id) : JSON.stringify(record);
 }
@@ -46,7 +52,7 @@ function time(record: SmsRecord): number {
 
 /** The cursor for the page after `page`, or undefined when no cursor can move on. */
 export function nextCursor(page: SmsPage): string | undefined {
-	const dated = page.messages.filter((m) => !Number.isNaN(time(m)));
+	const dated = page.messages.filter((m) => isSmsRecord(m) && !Number.isNaN(time(m)));
 	if (dated.length === 0) return undefined;
 	const first = time(dated[0]);
 	const last = time(dated[dated.length - 1]);
@@ -75,6 +81,8 @@ export async function collectSms(
 		const page = await fetchPage({ since: cursor, limit: pageSize });
 		let fresh = 0;
 		for (const record of page.messages) {
+			// A server that sends null (or any non-object) among the records: skipped.
+			if (!isSmsRecord(record)) continue;
 			const key = recordKey(record);
 			if (seen.has(key)) continue;
 			seen.add(key);

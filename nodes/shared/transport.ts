@@ -249,6 +249,8 @@ interface Attempt {
 	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
 	action: string;
 	reconcile?: Reconcile;
+	/** The longest any one wait may be (a poll must not outlast its interval); default 120 s. */
+	maxWaitMs?: number;
 }
 
 function apiError(
@@ -598,6 +600,10 @@ async function send(
 		const decision = decideRetry(outcome, number, {
 			idempotent: attempt.method === 'GET',
 			canLookUp: reconcile !== undefined,
+			policy:
+				attempt.maxWaitMs === undefined
+					? DEFAULT_RETRY
+					: { ...DEFAULT_RETRY, maxWaitMs: attempt.maxWaitMs },
 		});
 
 		if (decision.action === 'stop')
@@ -724,15 +730,18 @@ function finalError(
 	if (ending.kind === 'rateLimited') {
 		if (why === 'waitTooLong') {
 			const asked = humanDuration(ending.retryAfterMs ?? 0);
-			return plainError(
+			const error = plainError(
 				ctx,
 				connection,
-				`The ${attempt.apiName} is refusing requests for now (HTTP 429) and asked to wait ${asked} before the next one (Retry-After), longer than the ${humanDuration(DEFAULT_RETRY.maxWaitMs)} the node waits. Nothing was carried out; run the workflow again later.`,
+				`The ${attempt.apiName} is refusing requests for now (HTTP 429) and asked to wait ${asked} before the next one (Retry-After), longer than the ${humanDuration(attempt.maxWaitMs ?? DEFAULT_RETRY.maxWaitMs)} the node waits. Nothing was carried out; run the workflow again later.`,
 				`The rate limit of this API key was exceeded. The server asked for a pause of ${asked}.`,
 				'RATE_LIMITED',
 				attempt.itemIndex,
 				429,
 			);
+			// For n8n's poll backoff: the wait the server asked for.
+			if (ending.retryAfterMs) error.context.retryAfterMs = ending.retryAfterMs;
+			return error;
 		}
 		return apiError(
 			ctx,
@@ -783,6 +792,17 @@ export interface AccountRequest {
 	 * a write is never sent again.
 	 */
 	reconcile?: Reconcile;
+	/** The longest any one wait may be (a 429's Retry-After included); default 120 s. */
+	maxWaitMs?: number;
+}
+
+/**
+ * How far the Account API's clock is ahead of n8n's (negative: behind), from the `Date`
+ * header of its latest answer in this process; undefined before any answer with one.
+ */
+export async function accountClockOffsetMs(ctx: CommsContext): Promise<number | undefined> {
+	const connection = await getConnection(ctx, ACCOUNT_CREDENTIAL);
+	return serverOffsets.get(connection.scope);
 }
 
 /**
@@ -810,6 +830,7 @@ export async function accountApiRequest(
 		addressField: 'Base URL',
 		action: request.action ?? 'the request was carried out',
 		reconcile: request.method === 'POST' ? request.reconcile : undefined,
+		maxWaitMs: request.maxWaitMs,
 	});
 }
 

@@ -170,13 +170,17 @@ export function wallTimeToUtc(wallAsUtc: number, timeZone: string): number | und
 	return candidates[0] ?? wallAsUtc - before;
 }
 
+/** A number from a number or numeric text; NaN otherwise. */
+export function numberOf(value: unknown): number {
+	return typeof value === 'number'
+		? value
+		: typeof value === 'string' && value.trim() !== ''
+			? Number(value)
+			: NaN;
+}
+
 /** A whole number from a number or numeric text; undefined otherwise. */
 export function integerOf(value: unknown): number | undefined {
-	const number =
-		typeof value === 'number'
-			? value
-			: typeof value === 'string' && value.trim() !== ''
-				? Number(value)
-				: NaN;
+	const number = numberOf(value);
 	return Number.isInteger(number) ? number : undefined;
 }

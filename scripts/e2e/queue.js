@@ -153,7 +153,7 @@ function workflowsFor(sandbox, creds) {
 			{
 				id: crypto.randomUUID(),
 				name: 'On SMS',
-				type: 'n8n-nodes-comms-api.commsAccountSmsTrigger',
+				type: 'n8n-nodes-comms-api.commsAccountTrigger',
 				typeVersion: 1,
 				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, options: {} },
 				credentials: { commsAccountApi: { id: creds.trigger.id, name: creds.trigger.name } },

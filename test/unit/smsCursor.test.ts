@@ -15,7 +15,7 @@ import {
 	runPoll,
 	type SmsOrder,
 	stopPoll,
-} from '../../nodes/CommsAccountSmsTrigger/cursor';
+} from '../../nodes/CommsAccountTrigger/cursor';
 import type { SmsPage, SmsRecord } from '../../nodes/shared/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
@@ -354,5 +354,39 @@ describe('the clock and the bounds', () => {
 			floor: 1,
 			seen: [['a', 3]],
 		});
+	});
+});
+
+describe('a server that changes its order between polls (issue 21, item 6)', () => {
+	it('messages sharing a sentAt are put in the order the server uses now, not the one it used before', async () => {
+		const api = new Api('newestFirst');
+		const s = settings({ pageSize: 10 });
+		const probe = async () => api.order;
+		let state = (
+			await runPoll(baseline(at(0)), api.fetch, {
+				settings: s,
+				now: () => at(0),
+				probeOrder: probe,
+			})
+		).state;
+		api.add(at(1), at(2));
+		const first = await runPoll(state, api.fetch, {
+			settings: s,
+			now: () => at(3),
+			probeOrder: probe,
+		});
+		expect(first.state.order).toBe('newestFirst');
+		state = first.state;
+		// The server now answers oldest first; the next poll's page shows no order of its own.
+		api.order = 'oldestFirst';
+		// (the earlier messages out of this poll's reach, so they cannot show it either)
+		api.messages = api.messages.map((m) => ({ ...m, sentAt: at(-3600) }));
+		const [a, b] = api.add(at(10), at(10));
+		const second = await runPoll(state, api.fetch, {
+			settings: s,
+			now: () => at(11),
+			probeOrder: probe,
+		});
+		expect(second.emit.map((r) => r.id)).toEqual([a, b]);
 	});
 });

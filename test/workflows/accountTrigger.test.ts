@@ -1,10 +1,13 @@
 /**
- * The Comms Account SMS Trigger run as n8n runs a polling trigger (n8n-core's PollContext,
+ * The Comms Account Trigger run as n8n runs a polling trigger (n8n-core's PollContext,
  * static data stored between polls as n8n stores it; see harness/poll.ts) against the
  * sandbox over HTTP: every case of the cursor's property tests end to end, in both orders the
  * sandbox offers, and what n8n users see: first activation, Include Last Minutes, Fetch Test
  * Event, errors for n8n's poll backoff, and the cost in requests.
  */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import type { INodeParameters } from 'n8n-workflow';
 import { ACTIONABLE_CAUSES, NodeApiError, NodeOperationError, TIMED_CAUSES } from 'n8n-workflow';
 
@@ -19,7 +22,7 @@ import type { SmsOrder } from '../../sandbox';
 import { captureLogs } from '../support/logs';
 import { accountCredentials, useSandbox } from '../support/sandbox';
 
-const TRIGGER = 'n8n-nodes-comms-api.commsAccountSmsTrigger';
+const TRIGGER = 'n8n-nodes-comms-api.commsAccountTrigger';
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
 
 /** Injects a failure just before the `n`th GET /v1/sms from now is handled. */
@@ -136,8 +139,10 @@ describe('activation', () => {
 		const harness = trigger();
 		const first = await harness.activate();
 		expect(first).toMatchObject({ items: null, saved: true });
-		expect(smsReads()).toHaveLength(1);
-		expect(smsReads()[0].query).toMatchObject({ direction: 'received', limit: '200' });
+		// One request to read the API's clock (its Date header) for the baseline, then the poll.
+		expect(smsReads()).toHaveLength(2);
+		expect(smsReads()[0].query).toMatchObject({ direction: 'received', limit: '1' });
+		expect(smsReads()[1].query).toMatchObject({ direction: 'received', limit: '200' });
 
 		const fresh = inject({ body: 'After activation', count: 2, intervalSeconds: 0.5 });
 		const second = await harness.poll();
@@ -194,6 +199,14 @@ describe('Fetch Test Event', () => {
 			expect((await harness.poll()).items).toHaveLength(4);
 		},
 	);
+
+	it('finds the latest when more than 2,000 arrived in the last hour, results oldest first', async () => {
+		sandbox().control.setSmsOrder('oldestFirst');
+		const sent = burst(2600, 40, 500);
+		const test = await trigger().fetchTestEvent();
+		expect(test.error).toBeUndefined();
+		expect(test.items?.map((i) => i.json.id)).toEqual([sent.at(-1)?.id]);
+	});
 
 	it('works before the workflow was ever activated, and finds the latest past a page of results oldest first', async () => {
 		sandbox().control.setSmsOrder('oldestFirst');
@@ -425,6 +438,24 @@ describe('filters', () => {
 			peer: '+447700900321',
 		});
 	});
+	it.each(['list', 'id'])(
+		'Phone Number left empty in "%s" mode means every number, and the executions it starts run',
+		async (mode) => {
+			const harness = trigger({ phoneDocId: { __rl: true, mode, value: '' } }, { reply: true });
+			await harness.activate();
+			const a = inject({ phoneDocId: 'pdoc_sbx_smsoff' });
+			const b = inject({ phoneDocId: 'pdoc_sbx_main' });
+			const run = await harness.poll();
+			expect(run.error).toBeUndefined();
+			expect(ids(run)).toEqual([...idsOf(a), ...idsOf(b)]);
+			expect(smsReads().at(-1)?.query).not.toHaveProperty('phoneDocId');
+			const executions = await harness.executions();
+			expect(executions).toHaveLength(1);
+			// n8n checks the trigger's parameters before it runs the execution.
+			expect(executions[0].error).toBeUndefined();
+			expect(executions[0].output('Reply')).toHaveLength(2);
+		},
+	);
 });
 
 describe("errors, as n8n's poll backoff reads them", () => {
@@ -541,4 +572,135 @@ describe('cost', () => {
 			);
 		},
 	);
+});
+
+/**
+ * Exactly once under n8n's real lifecycle (issue 21, items 1, 2, 4 and 5): overlapping polls,
+ * publishing then a restart before the first emit on both poll paths, a filter removed after
+ * a quiet period, and an API whose clock is behind n8n's.
+ */
+describe("exactly once through n8n's lifecycle", () => {
+	/** Resolves once the sandbox has logged `count` GET /v1/sms in all. */
+	async function smsReadsReach(count: number) {
+		while (smsReads().length < count) await new Promise((resolve) => setImmediate(resolve));
+	}
+
+	it('a poll that waits out a 429 and the next poll started beside it: each SMS once', async () => {
+		const harness = trigger({}, { reply: true });
+		await harness.activate();
+		const sent = inject({ count: 3, intervalSeconds: 0.01 });
+		sandbox().control.injectFailure({ status: 429, path: '/v1/sms', retryAfterSeconds: 2 });
+		const before = smsReads().length;
+		const slow = harness.poll();
+		// n8n's cron starts the next poll while the first one waits out the 429.
+		await smsReadsReach(before + 1);
+		const next = await harness.poll();
+		const first = await slow;
+		expect(first.error).toBeUndefined();
+		expect(next.error).toBeUndefined();
+		expect([...ids(first), ...ids(next)]).toEqual(idsOf(sent));
+		expect(await harness.executions()).toHaveLength(1);
+	}, 30_000);
+
+	it('a 429 asking for longer than half the poll interval is not waited out: the poll ends, declaring the wait', async () => {
+		const harness = trigger({ pollTimes: { item: [{ mode: 'everyMinute' }] } });
+		await harness.activate();
+		inject({});
+		sandbox().control.injectFailure({ status: 429, path: '/v1/sms', retryAfterSeconds: 40 });
+		const before = smsReads().length;
+		const run = await harness.poll();
+		sandbox().control.clearFailures();
+		expect((run.error as NodeApiError).failure).toEqual({
+			cause: 'rate-limited',
+			retryAfterMs: 40_000,
+		});
+		expect(smsReads().length - before).toBe(1);
+		expect(ids(await harness.poll())).toHaveLength(1);
+	}, 90_000);
+
+	it('durable cursors: SMS arriving between publishing and the first scheduled poll are emitted, once', async () => {
+		const harness = trigger({}, { cursors: 'durable' });
+		const published = await harness.activate();
+		expect(published).toMatchObject({ items: null, saved: false }); // n8n does not commit it
+		const sent = inject({ count: 3, intervalSeconds: 0.01 });
+		expect(ids(await harness.poll())).toEqual(idsOf(sent));
+		expect(await drain(harness)).toEqual([]);
+	});
+
+	it.each(['staticData', 'durable'] as const)(
+		'published into a running n8n, then a restart before the first emit (%s): nothing lost, nothing twice',
+		async (cursors) => {
+			const harness = trigger({}, { cursors });
+			await harness.activate();
+			const sent = inject({ count: 3, intervalSeconds: 0.01 });
+			// n8n stops; what it saved is all a new process has.
+			const restarted = trigger({}, { cursors });
+			restarted.restore(JSON.parse(JSON.stringify(harness.storedStaticData)));
+			// On the default path n8n polls at start ('init'); the durable scheduler does not.
+			const first =
+				cursors === 'staticData'
+					? await restarted.poll({ activation: 'init' })
+					: await restarted.poll();
+			expect(ids(first)).toEqual(idsOf(sent));
+			expect(await drain(restarted)).toEqual([]);
+		},
+	);
+
+	it("an API whose clock is 5 minutes behind n8n's: the baseline is the API's time, so what is sent after publishing is emitted", async () => {
+		const behindMs = 5 * 60_000;
+		// In front of the sandbox: the same answers, with a Date header 5 minutes behind.
+		const target = new URL(sandbox().accountBaseUrl);
+		const proxy = http.createServer((req, res) => {
+			const upstream = http.request(
+				{
+					host: target.hostname,
+					port: target.port,
+					method: req.method,
+					path: `${target.pathname.replace(/\/$/, '')}${req.url ?? ''}`,
+					headers: req.headers,
+				},
+				(answer) => {
+					res.writeHead(answer.statusCode ?? 502, {
+						...answer.headers,
+						date: new Date(Date.now() - behindMs).toUTCString(),
+					});
+					answer.pipe(res);
+				},
+			);
+			req.pipe(upstream);
+		});
+		await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = proxy.address() as AddressInfo;
+			const harness = new PollHarness(triggerWorkflow(), {
+				credentials: {
+					commsAccountApi: {
+						apiKey: sandbox().credentials.account.unrestricted,
+						baseUrl: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, '')}`,
+					},
+				},
+			});
+			expect((await harness.activate()).error).toBeUndefined();
+			// Sent after publishing, by the API's clock.
+			const sent = inject({ sentAt: new Date(Date.now() - behindMs + 10_000).toISOString() });
+			expect(ids(await harness.poll())).toEqual(idsOf(sent));
+		} finally {
+			await new Promise((resolve) => proxy.close(resolve));
+		}
+	});
+
+	it('removing a filter after a quiet period starts from now instead of flooding old messages', async () => {
+		const filtered = trigger({ peer: '+447700900321' });
+		await filtered.activate();
+		const mine = inject({ from: '+447700900321' });
+		expect(ids(await filtered.poll())).toEqual(idsOf(mine));
+		// A quiet period for this filter; others write meanwhile.
+		inject({ from: '+447700900999', count: 3, intervalSeconds: 0.01, sentAt: after(mine) });
+		expect((await filtered.poll()).items).toBeNull();
+		const unfiltered = trigger({});
+		unfiltered.restore(JSON.parse(JSON.stringify(filtered.storedStaticData)));
+		expect((await unfiltered.poll()).items).toBeNull();
+		const fresh = inject({ from: '+447700900888' });
+		expect(ids(await unfiltered.poll())).toEqual(idsOf(fresh));
+	});
 });

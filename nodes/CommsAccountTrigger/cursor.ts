@@ -30,8 +30,24 @@
  *   from any page with two sentAt values, or once by `probeOrder`, and then remembered).
  * - **Never past the clock**: the cursor never moves beyond the time the caller gives, so one
  *   message dated in the future cannot make the polls after it skip the messages that follow.
+ *   The times remembered with ids are clamped to that time plus `FUTURE_TOLERANCE_MS` (and
+ *   clamped again, to a later now, each time the server returns the id), so neither the
+ *   `floor` nor the cursor can pass now, however many future-dated messages a server sends.
+ * - **Never below the lower bound**: a record older than the `since` the poll started from
+ *   (a server ignoring `since`, or answering with older records) is never emitted: its id may
+ *   have been forgotten already. The `floor` rises with the window (`cursor - lookBack`) at the
+ *   end of every poll, so widening the window later does not reach back past what was
+ *   remembered.
+ * - **Only records**: an entry of a page that is not an object (null, a number, a string, an
+ *   array) is skipped and counted (`skipped`), so the caller can say so once.
  */
-import { MAX_PAGE_SIZE, recordKey, type SmsPage, type SmsRecord } from '../shared/smsPaging';
+import {
+	isSmsRecord,
+	MAX_PAGE_SIZE,
+	recordKey,
+	type SmsPage,
+	type SmsRecord,
+} from '../shared/smsPaging';
 
 export type SmsOrder = 'oldestFirst' | 'newestFirst';
 
@@ -46,6 +62,8 @@ export interface CursorState {
 	seen: Array<[string, number]>;
 	/** The order the server was last seen to use. */
 	order?: SmsOrder;
+	/** What the cursor is for (event and filters): another fingerprint starts afresh. */
+	fp?: string;
 }
 
 export interface CursorSettings {
@@ -59,6 +77,13 @@ export interface CursorSettings {
 
 export const DEFAULT_LOOK_BACK_MINUTES = 5;
 export const MAX_SEEN = 5000;
+/** How far past the caller's clock a remembered time may be (a server's clock a little ahead). */
+export const FUTURE_TOLERANCE_MS = 60_000;
+/**
+ * How far the caller's clock and the server's may disagree unnoticed (the Date header has whole
+ * seconds): ids dropped for room move the floor at most this far past now.
+ */
+export const CLOCK_PRECISION_MS = 2000;
 
 export const DEFAULT_SETTINGS: CursorSettings = {
 	lookBackMs: DEFAULT_LOOK_BACK_MINUTES * 60_000,
@@ -67,8 +92,8 @@ export const DEFAULT_SETTINGS: CursorSettings = {
 };
 
 /** The state of a trigger that has never polled: messages sent at or after `startMs` are new. */
-export function baseline(startMs: number): CursorState {
-	return { v: 1, cursor: startMs, floor: startMs, seen: [] };
+export function baseline(startMs: number, fp?: string): CursorState {
+	return { v: 1, cursor: startMs, floor: startMs, seen: [], ...(fp === undefined ? {} : { fp }) };
 }
 
 const finite = (value: unknown): value is number =>
@@ -87,7 +112,15 @@ export function parseState(value: unknown): CursorState | undefined {
 	if (seen.length !== state.seen.length) return undefined;
 	const order =
 		state.order === 'oldestFirst' || state.order === 'newestFirst' ? state.order : undefined;
-	return { v: 1, cursor: state.cursor, floor: state.floor, seen, ...(order ? { order } : {}) };
+	const fp = typeof state.fp === 'string' ? state.fp : undefined;
+	return {
+		v: 1,
+		cursor: state.cursor,
+		floor: state.floor,
+		seen,
+		...(order ? { order } : {}),
+		...(fp === undefined ? {} : { fp }),
+	};
 }
 
 /** The next request of a poll. */
@@ -132,6 +165,12 @@ export interface Poll {
 	newMayBeHidden: boolean;
 	readonly known: Set<string>;
 	sinceMs: number;
+	/** The `since` the poll started from: nothing older is emitted. */
+	readonly lowerMs: number;
+	/** Remembered ids the server returned again, with their sentAt (to clamp them again). */
+	readonly resighted: Map<string, number>;
+	/** Entries of the pages that were not records (null, numbers, strings, arrays). */
+	skipped: number;
 }
 
 function iso(ms: number): string {
@@ -141,6 +180,8 @@ function iso(ms: number): string {
 function timeOf(record: SmsRecord): number {
 	return typeof record.sentAt === 'string' ? Date.parse(record.sentAt) : NaN;
 }
+
+const isRecord = isSmsRecord;
 
 /** Starts a poll from a stored state: its first request looks back from the cursor. */
 export function beginPoll(start: CursorState, settings: CursorSettings = DEFAULT_SETTINGS): Poll {
@@ -156,12 +197,18 @@ export function beginPoll(start: CursorState, settings: CursorSettings = DEFAULT
 		newMayBeHidden: false,
 		known: new Set(start.seen.map(([id]) => id)),
 		sinceMs,
+		lowerMs: sinceMs,
+		resighted: new Map(),
+		skipped: 0,
 	};
 }
 
 /** The order a page shows by its `sentAt` values. */
-export function pageOrder(messages: SmsRecord[]): SmsOrder | 'unordered' | undefined {
-	const times = messages.map(timeOf).filter((t) => !Number.isNaN(t));
+export function pageOrder(messages: unknown[]): SmsOrder | 'unordered' | undefined {
+	const times = messages
+		.filter(isRecord)
+		.map(timeOf)
+		.filter((t) => !Number.isNaN(t));
 	let up = false;
 	let down = false;
 	for (let i = 1; i < times.length; i++) {
@@ -181,20 +228,28 @@ export function pageOrder(messages: SmsRecord[]): SmsOrder | 'unordered' | undef
 export function readPage(poll: Poll, page: SmsPage): Poll {
 	const request = poll.request;
 	if (!request) throw new Error('readPage: the poll has nothing left to read');
-	const messages = Array.isArray(page.messages) ? page.messages : [];
+	const entries: unknown[] = page && Array.isArray(page.messages) ? page.messages : [];
+	const messages = entries.filter(isRecord);
+	poll.skipped += entries.length - messages.length;
 	const pageNumber = poll.pageOrders.length;
 	messages.forEach((record, position) => {
 		const key = recordKey(record);
-		if (poll.known.has(key)) return;
+		const at = timeOf(record);
+		if (poll.known.has(key)) {
+			if (!Number.isNaN(at)) poll.resighted.set(key, at);
+			return;
+		}
+		// Older than this poll's lower bound: its id may be forgotten, so it is never new.
+		if (at < poll.lowerMs) return;
 		poll.known.add(key);
-		poll.found.push({ record, key, at: timeOf(record), page: pageNumber, position });
+		poll.found.push({ record, key, at, page: pageNumber, position });
 	});
 	const order = pageOrder(messages);
 	poll.pageOrders.push(order);
 	if (order === 'oldestFirst' || order === 'newestFirst') poll.order = order;
 
 	poll.request = undefined;
-	if (messages.length < request.limit) return poll;
+	if (entries.length < request.limit) return poll;
 	// A full page: there may be more.
 	const times = messages.map(timeOf).filter((t) => !Number.isNaN(t));
 	const newest = times.length ? Math.max(...times) : NaN;
@@ -250,6 +305,8 @@ export interface PollOutcome {
 	shortfall?: Shortfall;
 	/** Whether messages newer than the cursor may have been out of reach (worth a warning). */
 	newMayBeHidden: boolean;
+	/** Entries of the pages that were not records, skipped. */
+	skipped: number;
 }
 
 function rankOrder(poll: Poll, page: number): SmsOrder {
@@ -275,35 +332,57 @@ export function endPoll(poll: Poll, nowMs: number): PollOutcome {
 		})
 		.map((found) => found.record);
 
-	let cursor = start.cursor;
+	// Never past now: neither the cursor, nor the floor, nor (beyond a small tolerance) a time
+	// remembered with an id, whatever dates the server gives.
+	let cursor = Math.min(start.cursor, nowMs);
 	for (const found of poll.found)
 		if (!Number.isNaN(found.at)) cursor = Math.max(cursor, Math.min(found.at, nowMs));
+	const latest = nowMs + FUTURE_TOLERANCE_MS;
+	const clamp = (at: number) => Math.min(at, latest);
 
-	// Remember every id a later poll may return again: those at or after its `since`.
+	// Remember every id a later poll may return again: those at or after its `since`. An id
+	// remembered at a clamped time and returned again is clamped again, to this poll's now.
 	const entries: Array<[string, number]> = [
-		...start.seen,
+		...start.seen.map(([key, at]): [string, number] => {
+			const again = poll.resighted.get(key);
+			return [key, clamp(again === undefined ? at : Math.max(at, again))];
+		}),
 		...poll.found.map((found): [string, number] => [
 			found.key,
-			Number.isNaN(found.at) ? cursor : found.at,
+			Number.isNaN(found.at) ? cursor : clamp(found.at),
 		]),
 	];
-	let kept = entries.filter(([, at]) => at >= cursor - settings.lookBackMs);
-	let floor = start.floor;
+	// The floor never goes down (a clock that steps back must not reopen history), never rises
+	// past now, and a floor already far past now (a state from before this rule) comes back.
+	let floor = Math.max(
+		Math.min(start.floor, latest),
+		Math.min(cursor - settings.lookBackMs, nowMs + 1),
+	);
+	let kept = entries.filter(([, at]) => at >= floor);
 	if (kept.length > settings.maxSeen) {
 		kept.sort((a, b) => b[1] - a[1]);
 		const boundary = kept[settings.maxSeen][1];
 		kept = kept.filter(([, at]) => at > boundary);
-		floor = Math.max(floor, boundary + 1);
+		// Past the dropped ids, but never past now: a message sent after this poll is never below it.
+		floor = Math.max(floor, Math.min(boundary + 1, nowMs + CLOCK_PRECISION_MS + 1));
 	}
 	kept.sort((a, b) => a[1] - b[1]);
 
 	const order = poll.order ?? start.order;
 	return {
-		state: { v: 1, cursor, floor, seen: kept, ...(order ? { order } : {}) },
+		state: {
+			v: 1,
+			cursor,
+			floor,
+			seen: kept,
+			...(order ? { order } : {}),
+			...(start.fp === undefined ? {} : { fp: start.fp }),
+		},
 		emit,
 		pages: poll.pageOrders.length,
 		...(poll.shortfall ? { shortfall: poll.shortfall } : {}),
 		newMayBeHidden: poll.newMayBeHidden,
+		skipped: poll.skipped,
 	};
 }
 
@@ -314,15 +393,16 @@ export interface RunPollOptions {
 	/** Asked before each request once something new was found: false ends the reading (the time budget). */
 	keepReading?: () => boolean;
 	/**
-	 * Asked, once in the trigger's life, when messages sharing a sentAt must be put in order and
-	 * no page has yet shown which way the server sorts: one more request that may show it.
+	 * Asked when messages sharing a sentAt must be put in order and no page of this poll showed
+	 * which way the server sorts (it may change between polls): one more request that may show it.
 	 */
 	probeOrder?: () => Promise<SmsOrder | undefined>;
 }
 
 /** Whether messages sharing a sentAt came on a page that could not show the server's order. */
 export function tiesNeedOrder(poll: Poll): boolean {
-	if (poll.order ?? poll.start.order) return false;
+	// Only this poll's pages count: the server may have changed its order since the last one.
+	if (poll.order) return false;
 	const groups = new Set<string>();
 	for (const found of poll.found) {
 		const group = `${found.page}:${found.at}`;

@@ -1,0 +1,94 @@
+/** The "SMS Received" event: every SMS the account's numbers receive, once, through the cursor. */
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+
+import {
+	baseline,
+	type CursorState,
+	DEFAULT_SETTINGS,
+	pageOrder,
+	type PageRequest,
+	parseState,
+	type PollOutcome,
+	runPoll,
+} from './cursor';
+import { fetchReceived } from './inbox';
+import { fingerprint } from './lifecycle';
+import {
+	apiNow,
+	forOtherFilters,
+	type PollSetup,
+	reportSkipped,
+	startOf,
+	withinBudget,
+} from './setup';
+
+/** Where the cursor lives in the node's static data. */
+const STATE_KEY = 'smsCursor';
+
+function report(ctx: IPollFunctions, outcome: PollOutcome): void {
+	reportSkipped(ctx, outcome.skipped, 'SMS');
+	if (outcome.newMayBeHidden) {
+		ctx.logger.warn(
+			outcome.shortfall === 'newestFirstFull'
+				? `Comms Account Trigger: more SMS arrived since the last poll than one page (200) holds, and the API returns the newest first, so the older of them could not be read. Split the trigger by Phone Number or Peer to stay under 200 per poll.`
+				: `Comms Account Trigger: more than one page (200) of SMS share one sent time, or the API ignored the since filter (${outcome.shortfall}); messages beyond the page could not be read.`,
+		);
+	} else if (outcome.shortfall === 'stopped') {
+		ctx.logger.info(
+			`Comms Account Trigger: poll budget reached after ${outcome.pages} pages; the rest is read on the next poll.`,
+		);
+	}
+}
+
+/** One scheduled (or publish-time) poll: reads from the cursor, stores it, returns what is new. */
+export async function pollSmsReceived(
+	ctx: IPollFunctions,
+	setup: PollSetup,
+): Promise<INodeExecutionData[][] | null> {
+	const { filter, maxWaitMs } = setup;
+	const read = (request: Partial<PageRequest>) =>
+		fetchReceived(ctx, filter, request, { maxWaitMs });
+	const fp = fingerprint({
+		event: 'smsReceived',
+		phoneDocId: filter.phoneDocId,
+		peer: filter.peer,
+	});
+
+	const staticData = ctx.getWorkflowStaticData('node');
+	let stored = parseState(staticData[STATE_KEY]);
+	if (staticData[STATE_KEY] !== undefined && !stored)
+		ctx.logger.warn(
+			'Comms Account Trigger: the stored cursor could not be read; starting again from now',
+		);
+	if (forOtherFilters(ctx, stored?.fp, fp)) stored = undefined;
+	const state: CursorState = stored
+		? { ...stored, fp }
+		: baseline(await startOf(ctx, fp, setup, async () => await read({ limit: 1 })), fp);
+
+	let now = await apiNow(ctx);
+	const outcome = await runPoll(
+		state,
+		async (request) => {
+			const page = await read(request);
+			now = await apiNow(ctx);
+			return page;
+		},
+		{
+			settings: { ...DEFAULT_SETTINGS, lookBackMs: setup.lookBackMs },
+			// Now on the API's clock (as far as its Date header shows it), which its sentAt uses.
+			now: () => now,
+			keepReading: () => withinBudget(setup),
+			// A page of the latest messages, to see which way the server sorts, when this poll's
+			// own pages could not show it.
+			probeOrder: async () => {
+				const order = pageOrder((await read({})).messages);
+				return order === 'unordered' ? undefined : order;
+			},
+		},
+	);
+
+	// Every page of this poll has been read: only now does the cursor move.
+	staticData[STATE_KEY] = outcome.state as unknown as IDataObject;
+	report(ctx, outcome);
+	return outcome.emit.length ? [ctx.helpers.returnJsonArray(outcome.emit as IDataObject[])] : null;
+}
