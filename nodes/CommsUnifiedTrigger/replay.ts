@@ -25,7 +25,7 @@ import { createHash } from 'crypto';
 /** Most events remembered per trigger (12 characters each: 240 KB of static data when full). */
 export const MAX_REMEMBERED_EVENTS = 20_000;
 
-/** The default window: one hour (see the README, Comms Unified Trigger, for why). */
+/** The default window: one hour (see docs/nodes.md, Comms Unified Trigger, for why). */
 export const DEFAULT_WINDOW_SECONDS = 3600;
 
 /** The longest window accepted: 7 days. */
