@@ -702,7 +702,7 @@ function unknownOutcomeError(
 		ending.status === undefined
 			? 'Check the address in the credential and that the service is reachable from n8n.'
 			: attempt.describe(ending.status, ending.body).description;
-	return plainError(
+	const error = plainError(
 		ctx,
 		connection,
 		message,
@@ -711,6 +711,9 @@ function unknownOutcomeError(
 		attempt.itemIndex,
 		ending.status,
 	);
+	// Read by items.ts: an item whose outcome is unknown is listed, and never run again.
+	error.context.outcome = 'unknown';
+	return error;
 }
 
 /** The error a request ends with when it will not be tried again. */

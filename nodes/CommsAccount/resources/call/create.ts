@@ -129,6 +129,7 @@ export const callCreate: Operation<IDataObject> = {
 		if (aiInstructions) body.aiInstructions = aiInstructions;
 		return body;
 	},
+	once: true,
 	async run(body, i) {
 		return withoutSuccess(
 			await accountApiRequest(this, {

@@ -94,6 +94,7 @@ export const aiChat: Operation<Envelope> = {
 		};
 	},
 	concurrency: UNIFIED_LIMITS.ai.concurrency,
+	once: true,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'ai', 'chat', envelope);
 	},

@@ -70,6 +70,7 @@ export const emailSend: Operation<Envelope> = {
 		return { data, price: priceOf('email', data), what: 'email', money: moneySettings(this, i) };
 	},
 	concurrency: UNIFIED_LIMITS.email.concurrency,
+	once: true,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'email', 'send', envelope);
 	},

@@ -56,6 +56,7 @@ export const smsSend: Operation<Envelope> = {
 	// Several SMS to one person leave in item order.
 	sequenceKey: (envelope) => String(envelope.data.to),
 	concurrency: UNIFIED_LIMITS.sms.concurrency,
+	once: true,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'sms', 'send', envelope);
 	},

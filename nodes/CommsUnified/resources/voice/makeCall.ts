@@ -112,6 +112,7 @@ export const voiceMakeCall: Operation<Envelope> = {
 		};
 	},
 	concurrency: UNIFIED_LIMITS.voice.concurrency,
+	once: true,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'voice', 'make_call', envelope);
 	},
