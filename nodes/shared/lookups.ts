@@ -31,6 +31,9 @@ export function sentSmsLookup(body: IDataObject): Reconcile {
 		key: `sms|${sms.phoneDocId}|${sms.to}`,
 		what: 'the SMS',
 		history: 'the SMS history',
+		resend: true,
+		check: (since) =>
+			`look in the SMS history (SMS → Get Many) for an SMS to ${sms.to} with this text since ${since}`,
 		idsOf: smsIds,
 		async find(ctx, window, itemIndex) {
 			const page = await accountApiRequest(ctx, {
@@ -64,6 +67,10 @@ export function createdCallLookup(body: IDataObject): Reconcile {
 		key: `call|${call.mode}|${call.phoneDocId}|${call.to}`,
 		what: 'the call',
 		history: 'the call history',
+		// A second call would ring a person twice: never placed again without a person deciding.
+		resend: false,
+		check: (since) =>
+			`look in the call history (Call → Get Many) for a ${call.mode} call to ${call.to} since ${since}`,
 		idsOf: callIds,
 		async find(ctx, window, itemIndex) {
 			const page = await accountApiRequest(ctx, {

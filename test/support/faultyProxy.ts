@@ -27,7 +27,9 @@ export type Fault =
 	 */
 	| { gatewayThenForward: number }
 	/** Forward, and pass the server's answer on only `afterMs` later (after the client's timeout). */
-	| { answerLate: number };
+	| { answerLate: number }
+	/** A slow server: forward only `afterMs` later (after the client's timeout), then relay its answer. */
+	| { forwardAfter: number };
 
 export interface ProxiedRequest {
 	method: string;
@@ -190,6 +192,8 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 			};
 			if (typeof fault === 'object' && 'gatewayThenForward' in fault)
 				delayed(fault.gatewayThenForward, forward);
+			else if (typeof fault === 'object' && 'forwardAfter' in fault)
+				delayed(fault.forwardAfter, forward);
 			else forward();
 		});
 	});

@@ -1,8 +1,10 @@
+import fc from 'fast-check';
+
 import {
 	backoffDelay,
 	decideRetry,
 	DEFAULT_RETRY,
-	LOOKUP_SETTLE_MS,
+	lookupSchedule,
 	parseRetryAfter,
 } from '../../nodes/shared/retry';
 import { MAX_PAUSE_MS } from '../../nodes/shared/pacing';
@@ -155,15 +157,21 @@ describe('decideRetry', () => {
 				why: 'unknownOutcome',
 			});
 		});
-		it('a write that can be looked up is looked up first; with no answer at all, after letting the server settle', () => {
-			expect(decideRetry({ kind: 'unknown', responded: true }, 1, lookedUp)).toEqual({
-				action: 'lookUp',
-				delayMs: 500,
-			});
-			expect(decideRetry({ kind: 'unknown', responded: false }, 1, lookedUp)).toEqual({
-				action: 'lookUp',
-				delayMs: LOOKUP_SETTLE_MS,
-			});
+		it('a write that can be looked up is looked up first, four times over the request timeout', () => {
+			for (const responded of [true, false])
+				expect(
+					decideRetry({ kind: 'unknown', responded }, 1, { ...lookedUp, lookupSpanMs: 30_000 }),
+				).toEqual({ action: 'lookUp', atMs: [3_000, 9_000, 18_000, 30_000] });
+		});
+		it('the look-ups span at least the request timeout, more than once, in order', () => {
+			fc.assert(
+				fc.property(fc.integer({ min: 1, max: 600_000 }), (span) => {
+					const at = lookupSchedule(span);
+					expect(at.length).toBeGreaterThan(1);
+					expect(at[at.length - 1]).toBe(span);
+					expect([...at].sort((a, b) => a - b)).toEqual(at);
+				}),
+			);
 		});
 		it('a write is not looked up (nor sent) again after the last attempt', () => {
 			expect(
