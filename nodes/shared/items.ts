@@ -55,6 +55,11 @@ export interface Operation<P> {
 	 * outcome was unknown fails again the same way: neither is sent again.
 	 */
 	once?: boolean;
+	/**
+	 * The item in a few words, for the error that lists what was carried out when the node
+	 * stops ("SMS to +447700900123"). No secrets: it is shown to the user.
+	 */
+	describe?(prepared: P): string;
 }
 
 /**
@@ -176,6 +181,15 @@ function triesOf(
 		state.tries.set(node.name, tries);
 	}
 	return tries.items;
+}
+
+/** The identifier an output item carries (an SMS's messageId, a call's callId), in words. */
+function idOf(json: IDataObject | undefined): string | undefined {
+	for (const key of ['messageId', 'callId', 'id']) {
+		const value = json?.[key];
+		if (typeof value === 'string' || typeof value === 'number') return `${key} ${value}`;
+	}
+	return undefined;
 }
 
 function digestOf(value: unknown): string {
@@ -399,12 +413,34 @@ export async function runItems<P>(
 
 	if (failure.stop) {
 		const error = failure.stop.error as ItemError;
-		if (done.length) {
-			const list = done
-				.sort((a, b) => a - b)
-				.map((i) => i + 1)
-				.join(', ');
-			error.description = `${error.description ? `${error.description} ` : ''}Before the node stopped, these items (numbered from 1) were already carried out: ${list}. Their results are not in the output, so running the node again would repeat them. Set "On Error" to "Continue" to keep going past failed items.`;
+		const stoppedAt = failure.stop.itemIndex;
+		const others = unknown.filter((i) => i !== stoppedAt);
+		if (done.length || others.length) {
+			const valueOf = new Map(prepared.map((entry) => [entry.itemIndex, entry.value]));
+			const describe = (i: number) => {
+				const what = operation.describe?.(valueOf.get(i) as P);
+				const id = idOf(results[i]?.[0]?.json);
+				const details = [what, id].filter(Boolean).join(', ');
+				return `item ${i + 1}${details ? ` (${details})` : ''}`;
+			};
+			const list = (indexes: number[]) =>
+				[...indexes]
+					.sort((a, b) => a - b)
+					.map(describe)
+					.join('; ');
+			const parts = [error.description ?? ''];
+			if (done.length)
+				parts.push(
+					`Before the node stopped, these items (numbered from 1) were already carried out: ${list(done)}. Their results are not in the output, so running the node again would repeat them.`,
+				);
+			if (others.length)
+				parts.push(
+					`The outcome of these items is unknown, and they were not sent again: ${list(others)}. Check whether they were carried out (each item's error says where) before sending them again.`,
+				);
+			parts.push(
+				'Items not listed were not sent. Set "On Error" to "Continue" to keep going past failed items.',
+			);
+			error.description = parts.filter(Boolean).join(' ');
 		}
 		throw error;
 	}

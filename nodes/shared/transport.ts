@@ -124,7 +124,7 @@ async function readConnection(ctx: CommsContext, credentialType: string): Promis
 	} catch (error) {
 		// Only credential rules throw here; their messages never contain the key.
 		throw new NodeOperationError(ctx.getNode(), (error as Error).message, {
-			description: 'Fix the credential, then run the workflow again. No request was sent.',
+			description: 'Fix the credential. This node sent no request.',
 		});
 	}
 }
@@ -255,6 +255,8 @@ interface Attempt {
 	addressField: string;
 	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
 	action: string;
+	/** What to check, when its outcome is unknown and it cannot be looked up. */
+	check?: string;
 	reconcile?: Reconcile;
 }
 
@@ -756,7 +758,7 @@ function finalError(
 			return plainError(
 				ctx,
 				connection,
-				`The ${attempt.apiName} is refusing requests for now (HTTP 429) and asked to wait ${asked} before the next one (Retry-After), longer than the ${humanDuration(DEFAULT_RETRY.maxWaitMs)} the node waits. Nothing was carried out; run the workflow again later.`,
+				`The ${attempt.apiName} is refusing requests for now (HTTP 429) and asked to wait ${asked} before the next one (Retry-After), longer than the ${humanDuration(DEFAULT_RETRY.maxWaitMs)} the node waits. This item was not carried out (a 429 is a refusal): send it again later.`,
 				`The rate limit of this API key was exceeded. The server asked for a pause of ${asked}.`,
 				'RATE_LIMITED',
 				attempt.itemIndex,
@@ -772,7 +774,7 @@ function finalError(
 		);
 	}
 	if (ending.kind === 'unknown' && (why === 'unknownOutcome' || attempt.method !== 'GET'))
-		return unknownOutcomeError(ctx, connection, attempt, ending);
+		return unknownOutcomeError(ctx, connection, attempt, ending, '', attempt.check);
 	if (ending.kind === 'unknown' && ending.status !== undefined)
 		return apiError(
 			ctx,
@@ -871,5 +873,6 @@ export async function unifiedApiRequest(
 		apiName: 'Comms Unified API',
 		addressField: 'Endpoint URL',
 		action: `the ${service} request was carried out`,
+		check: `check in the API dashboard (or the events its webhook received) whether it was`,
 	})) as UnifiedSuccess;
 }

@@ -49,6 +49,8 @@ export interface FaultyProxy {
 	log: ProxiedRequest[];
 	/** The next requests matching `method` and `path` get these faults, one each, in order. */
 	inject(method: string, path: string, ...faults: Fault[]): void;
+	/** The same, for requests whose body or query contains `text` only. */
+	injectWhen(method: string, path: string, text: string, ...faults: Fault[]): void;
 	/**
 	 * A history that shows new records late: records the proxy saw created (by a POST it
 	 * forwarded) are left out of GET answers for `ms` after their creation. 0: off.
@@ -64,7 +66,7 @@ const HTML_PAGE = (status: number) =>
 
 export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 	const log: ProxiedRequest[] = [];
-	let pending: Array<{ method: string; path: string; fault: Fault }> = [];
+	let pending: Array<{ method: string; path: string; fault: Fault; text?: string }> = [];
 	const upstream = new URL(target);
 	let lagMs = 0;
 	/** Identifiers of records created through the proxy, and when. */
@@ -110,7 +112,14 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 				body: body.toString('utf8'),
 			};
 			log.push(entry);
-			const at = pending.findIndex((p) => p.method === entry.method && p.path === path);
+			const at = pending.findIndex(
+				(p) =>
+					p.method === entry.method &&
+					p.path === path &&
+					(p.text === undefined ||
+						entry.body.includes(p.text) ||
+						decodeURIComponent(query).includes(p.text)),
+			);
 			const fault = at >= 0 ? pending.splice(at, 1)[0].fault : undefined;
 			entry.fault = fault === 'pass' ? undefined : fault;
 			const delayed = (ms: number, then: () => void) => setTimeout(then, ms).unref();
@@ -204,6 +213,9 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 		log,
 		inject: (method, path, ...faults) => {
 			pending.push(...faults.map((fault) => ({ method, path, fault })));
+		},
+		injectWhen: (method, path, text, ...faults) => {
+			pending.push(...faults.map((fault) => ({ method, path, fault, text })));
 		},
 		historyLag: (ms) => {
 			lagMs = ms;

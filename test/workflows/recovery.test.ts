@@ -254,6 +254,42 @@ describe('failures that look like "not sent" while the server still sends (the r
 	});
 });
 
+describe('when the node stops on an error (Continue On Fail off)', () => {
+	it('the error lists the items carried out and those whose outcome is unknown, with what to check', async () => {
+		const unknownTo = '+447700900124';
+		proxy.injectWhen('POST', '/v1/sms', unknownTo, 'failAfter');
+		const unreadable = { answer: 200, body: { success: true } };
+		proxy.injectWhen('GET', '/v1/sms', unknownTo, unreadable);
+		const workflow = singleNodeWorkflow(ACCOUNT, {
+			resource: 'sms',
+			operation: 'send',
+			phoneDocId: phoneDocId(),
+			to: '={{ $json.to }}',
+			message: 'Doors open at 7',
+		});
+		const result = await runWorkflow(workflow, {
+			credentials: credentials(),
+			input: items(3, (i) => ({
+				to: [TEST_NUMBERS.customer, TEST_NUMBERS.carrierRejects, unknownTo][i],
+			})),
+		});
+		expect(result.error?.message).toMatch(/carrier rejected/);
+		const description = (result.error as unknown as { description: string }).description;
+		const [first] = smsSent();
+		expect(first).toBe('Doors open at 7');
+		expect(description).toMatch(
+			new RegExp(
+				`already carried out: item 1 \\(SMS to \\${TEST_NUMBERS.customer}, messageId SM[^)]+\\)\\.`,
+			),
+		);
+		expect(description).toMatch(
+			/The outcome of these items is unknown, and they were not sent again: item 3 \(SMS to \+447700900124\)\. Check whether they were carried out/,
+		);
+		expect(description).toMatch(/Items not listed were not sent\./);
+		expect(description).not.toContain(sandbox().credentials.account.unrestricted);
+	});
+});
+
 describe('two executions sending the same text to the same number at once', () => {
 	it("the one whose outcome is unknown does not take the other's SMS: both SMS go", async () => {
 		// The first POST to reach the proxy fails before the server; the other goes through.

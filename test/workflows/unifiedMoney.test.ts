@@ -88,7 +88,7 @@ describe.each(['http', 'always200'] as const)(
 			const output = result.output('Node');
 			expect(output).toHaveLength(20);
 			const topUp = `${sandbox().url}/_sandbox/top-up`;
-			const message = `Not enough credits for this request. Your balance is 0p and this request needs 3p. Top up your credits at ${topUp}, then run the workflow again.`;
+			const message = `Not enough credits for this request. Your balance is 0p and this request needs 3p. Top up your credits at ${topUp}, then run again only the items that were not sent.`;
 			expect(output[0].json).toMatchObject({
 				error: message,
 				apiCode: 'INSUFFICIENT_CREDITS',
@@ -299,7 +299,7 @@ describe('Spending Cap', () => {
 		});
 		expect(result.error?.message).toMatch(/^Spending Cap: this SMS would cost 3p/);
 		expect((result.error as unknown as { description: string }).description).toMatch(
-			/these items \(numbered from 1\) were already carried out: 1, 2, 3\./,
+			/these items \(numbered from 1\) were already carried out: item 1 \(SMS to \+\d+\); item 2 \(SMS to \+\d+\); item 3 \(SMS to \+\d+\)\./,
 		);
 		expect(posts()).toHaveLength(3);
 	});

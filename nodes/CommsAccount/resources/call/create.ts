@@ -130,6 +130,7 @@ export const callCreate: Operation<IDataObject> = {
 		return body;
 	},
 	once: true,
+	describe: (body) => `${String(body.mode)} call to ${String(body.to)}`,
 	async run(body, i) {
 		return withoutSuccess(
 			await accountApiRequest(this, {

@@ -71,6 +71,7 @@ export const smsSend: Operation<IDataObject> = {
 	// Several SMS to one person leave in item order (and so arrive in it, as far as the network keeps it).
 	sequenceKey: (body) => String(body.to),
 	once: true,
+	describe: (body) => `SMS to ${String(body.to)}`,
 	async run(body, i) {
 		const result = withoutSuccess(
 			await accountApiRequest(this, {

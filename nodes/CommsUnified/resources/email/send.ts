@@ -71,6 +71,7 @@ export const emailSend: Operation<Envelope> = {
 	},
 	concurrency: UNIFIED_LIMITS.email.concurrency,
 	once: true,
+	describe: (envelope) => `email to ${String(envelope.data.to)}`,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'email', 'send', envelope);
 	},

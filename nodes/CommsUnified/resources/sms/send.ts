@@ -57,6 +57,7 @@ export const smsSend: Operation<Envelope> = {
 	sequenceKey: (envelope) => String(envelope.data.to),
 	concurrency: UNIFIED_LIMITS.sms.concurrency,
 	once: true,
+	describe: (envelope) => `SMS to ${String(envelope.data.to)}`,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'sms', 'send', envelope);
 	},
