@@ -163,3 +163,42 @@ export function decideRetry(
 			return { action: 'lookUp', atMs: lookupSchedule(lookupSpanMs) };
 	}
 }
+
+/**
+ * A circuit breaker for servers that accept a connection and never answer: after `threshold`
+ * requests in a row on one key time out, with no answer of any kind between them, the key's
+ * circuit opens for `openMs`, and requests on it fail at once instead of waiting out the
+ * timeout each. Once that time is over, the next request tries again; if it times out too, the
+ * circuit opens again at once. Any answer closes it. Per key and process; pure (the caller
+ * gives the time).
+ */
+export class TimeoutBreaker {
+	private readonly keys = new Map<string, { timeouts: number; openUntilMs: number }>();
+
+	constructor(readonly threshold = 3) {}
+
+	/** Until when the key's circuit is open, or undefined when requests may go. */
+	openUntil(key: string, nowMs: number): number | undefined {
+		const state = this.keys.get(key);
+		return state && state.openUntilMs > nowMs ? state.openUntilMs : undefined;
+	}
+
+	/** How many requests in a row on the key have timed out. */
+	timeouts(key: string): number {
+		return this.keys.get(key)?.timeouts ?? 0;
+	}
+
+	timedOut(key: string, nowMs: number, openMs: number): void {
+		const state = this.keys.get(key) ?? { timeouts: 0, openUntilMs: 0 };
+		state.timeouts++;
+		if (state.timeouts >= this.threshold) state.openUntilMs = nowMs + openMs;
+		this.keys.set(key, state);
+	}
+
+	answered(key: string): void {
+		this.keys.delete(key);
+	}
+}
+
+/** How long a key's circuit stays open, in request timeouts (5 minutes at the default 30 s). */
+export const BREAKER_OPEN_TIMEOUTS = 10;

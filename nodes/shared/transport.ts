@@ -60,7 +60,14 @@ import {
 	type ServerClock,
 	serverClockOf,
 } from './recovery';
-import { decideRetry, DEFAULT_RETRY, type Outcome, parseRetryAfter } from './retry';
+import {
+	BREAKER_OPEN_TIMEOUTS,
+	decideRetry,
+	DEFAULT_RETRY,
+	type Outcome,
+	parseRetryAfter,
+	TimeoutBreaker,
+} from './retry';
 import { redactSecrets } from './secrets';
 
 export type CommsContext =
@@ -237,6 +244,9 @@ const gate = new LookupGate();
 export function forgetClaims(): void {
 	claims = new ClaimLedger();
 }
+
+/** Keys whose server accepts requests and never answers: their requests fail at once for a while. */
+const breaker = new TimeoutBreaker();
 
 /** What each address's clock is known to be, from its latest `Date` header. */
 const serverClocks = new Map<string, ServerClock>();
@@ -505,17 +515,20 @@ async function dispatch(
 				: response.headers?.['retry-after'] === undefined
 					? 'rateLimited'
 					: 'deferred';
+		breaker.answered(connection.scope);
 		const clock = serverClockOf(response.headers?.date, sentAtWallMs, Date.now());
 		// Without a Date header (a gateway may strip it), the latest one known still holds.
 		if (clock) serverClocks.set(connection.scope, clock);
 		return { response, sentAtWallMs, failure: undefined, timedOut: false };
 	} catch (failure) {
-		return {
-			response: undefined,
-			sentAtWallMs,
-			failure,
-			timedOut: deadline.signal.aborted && !cancel?.aborted,
-		};
+		const timedOut = deadline.signal.aborted && !cancel?.aborted;
+		if (timedOut)
+			breaker.timedOut(
+				connection.scope,
+				systemClock.now(),
+				BREAKER_OPEN_TIMEOUTS * requestTimeoutMs,
+			);
+		return { response: undefined, sentAtWallMs, failure, timedOut };
 	} finally {
 		stopTimer();
 		release(result);
@@ -549,6 +562,8 @@ async function send(
 	let resent: { after: string; lookups: number; spanMs: number } | undefined;
 
 	for (let number = 1; ; number++) {
+		const openUntil = breaker.openUntil(connection.scope, systemClock.now());
+		if (openUntil !== undefined) throw notAnsweringError(ctx, connection, attempt, openUntil);
 		const leave = reconcile ? await gate.enter(gateKey, 'send') : noop;
 		let ending: Ending;
 		try {
@@ -674,6 +689,25 @@ async function send(
 			);
 		resent = { after: unknown.label, lookups, spanMs };
 	}
+}
+
+/** The error of a request not sent because the key's circuit is open (see `TimeoutBreaker`). */
+function notAnsweringError(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	openUntil: number,
+): NodeApiError {
+	const where = redactSecrets(connection.url, connection.secrets);
+	const seconds = Math.round(requestTimeoutMs / 100) / 10;
+	return plainError(
+		ctx,
+		connection,
+		`The ${attempt.apiName} at ${where} accepted the last ${breaker.threshold} requests with this key and did not answer any of them within ${seconds} seconds, so the node stops sending to it for ${humanDuration(openUntil - systemClock.now())}. This item was not sent.`,
+		'Check that the service is up and answering. The items whose request timed out have their own error, which says whether they were carried out; run again only the items that were not sent.',
+		'NOT_ANSWERING',
+		attempt.itemIndex,
+	);
 }
 
 /** Looks a write up, with sends of the same key held back, and claims what it finds. */

@@ -6,6 +6,7 @@ import {
 	DEFAULT_RETRY,
 	lookupSchedule,
 	parseRetryAfter,
+	TimeoutBreaker,
 } from '../../nodes/shared/retry';
 import { MAX_PAUSE_MS } from '../../nodes/shared/pacing';
 
@@ -184,5 +185,33 @@ describe('decideRetry', () => {
 describe('caps', () => {
 	it('the limiter holds a key back no longer than a request itself waits', () => {
 		expect(MAX_PAUSE_MS).toBe(DEFAULT_RETRY.maxWaitMs);
+	});
+});
+
+describe('TimeoutBreaker', () => {
+	it('opens after three timeouts in a row on a key, for the given time; other keys are not affected', () => {
+		const breaker = new TimeoutBreaker(3);
+		breaker.timedOut('a', 0, 5_000);
+		breaker.timedOut('a', 10, 5_000);
+		expect(breaker.openUntil('a', 20)).toBeUndefined();
+		breaker.timedOut('a', 20, 5_000);
+		expect(breaker.openUntil('a', 21)).toBe(5_020);
+		expect(breaker.openUntil('b', 21)).toBeUndefined();
+	});
+	it('lets one request try once the time is over, and opens again at once if it times out', () => {
+		const breaker = new TimeoutBreaker(3);
+		for (let i = 0; i < 3; i++) breaker.timedOut('a', 0, 5_000);
+		expect(breaker.openUntil('a', 5_000)).toBeUndefined();
+		breaker.timedOut('a', 5_500, 5_000);
+		expect(breaker.openUntil('a', 5_501)).toBe(10_500);
+	});
+	it('any answer closes it and starts the count again', () => {
+		const breaker = new TimeoutBreaker(3);
+		breaker.timedOut('a', 0, 5_000);
+		breaker.timedOut('a', 0, 5_000);
+		breaker.answered('a');
+		breaker.timedOut('a', 0, 5_000);
+		expect(breaker.timeouts('a')).toBe(1);
+		expect(breaker.openUntil('a', 1)).toBeUndefined();
 	});
 });
