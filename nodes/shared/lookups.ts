@@ -8,12 +8,18 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	callIds,
 	type CallCreate,
+	latestSentSms,
 	matchCreatedCall,
 	matchSentSms,
 	type SmsSend,
 	smsIds,
 } from './recovery';
-import { accountApiRequest, type Reconcile } from './transport';
+import {
+	accountApiRequest,
+	accountServerNow,
+	type CommsContext,
+	type Reconcile,
+} from './transport';
 
 /** Records asked for in one look-up: the API's largest page. */
 const PAGE = 200;
@@ -51,6 +57,39 @@ export function sentSmsLookup(body: IDataObject): Reconcile {
 			return matchSentSms(page, sms, window, PAGE);
 		},
 	};
+}
+
+/**
+ * The latest SMS sent from that number to that recipient with exactly that text within the
+ * last `minutes`, as a send result; undefined when there is none. One GET /v1/sms.
+ */
+export async function recentSentSms(
+	ctx: CommsContext,
+	body: IDataObject,
+	minutes: number,
+	itemIndex: number,
+): Promise<IDataObject | undefined> {
+	const sms: SmsSend = {
+		phoneDocId: String(body.phoneDocId),
+		to: String(body.to),
+		message: String(body.message),
+	};
+	const since = (await accountServerNow(ctx)) - minutes * 60_000;
+	const page = await accountApiRequest(ctx, {
+		method: 'GET',
+		path: '/v1/sms',
+		qs: {
+			phoneDocId: sms.phoneDocId,
+			peer: sms.to,
+			direction: 'sent',
+			since: iso(since),
+			limit: PAGE,
+		},
+		itemIndex,
+	});
+	// Checked again on the clock of this very answer's Date header (the request's `since` used
+	// the one known before it).
+	return latestSentSms(page, sms, (await accountServerNow(ctx)) - minutes * 60_000);
 }
 
 /** For POST /v1/calls with this body: GET /v1/calls in that mode, for that number and customer, since just before. */

@@ -878,6 +878,15 @@ export async function accountApiRequest(
 	});
 }
 
+/**
+ * Now on the Account API's clock, as far as its `Date` headers have shown it (this host's
+ * clock when none has): for times sent to it, such as the `since` of a history request.
+ */
+export async function accountServerNow(ctx: CommsContext): Promise<number> {
+	const connection = await getConnection(ctx, ACCOUNT_CREDENTIAL);
+	return Date.now() + (serverClocks.get(connection.scope)?.lowOffsetMs ?? 0);
+}
+
 export interface UnifiedSuccess extends IDataObject {
 	success: true;
 	result: IDataObject;
