@@ -26,13 +26,38 @@ const PAGE = 200;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** For POST /v1/sms with this body: GET /v1/sms for that number, that recipient, sent since just before. */
-export function sentSmsLookup(body: IDataObject): Reconcile {
-	const sms: SmsSend = {
+function smsOf(body: IDataObject): SmsSend {
+	return {
 		phoneDocId: String(body.phoneDocId),
 		to: String(body.to),
 		message: String(body.message),
 	};
+}
+
+/** A page of the SMS sent from that number to that recipient since `sinceMs`. */
+function sentSmsPage(
+	ctx: CommsContext,
+	sms: SmsSend,
+	sinceMs: number,
+	itemIndex: number | undefined,
+): Promise<IDataObject> {
+	return accountApiRequest(ctx, {
+		method: 'GET',
+		path: '/v1/sms',
+		qs: {
+			phoneDocId: sms.phoneDocId,
+			peer: sms.to,
+			direction: 'sent',
+			since: iso(sinceMs),
+			limit: PAGE,
+		},
+		itemIndex,
+	});
+}
+
+/** For POST /v1/sms with this body: GET /v1/sms for that number, that recipient, sent since just before. */
+export function sentSmsLookup(body: IDataObject): Reconcile {
+	const sms = smsOf(body);
 	return {
 		key: `sms|${sms.phoneDocId}|${sms.to}`,
 		what: 'the SMS',
@@ -42,18 +67,7 @@ export function sentSmsLookup(body: IDataObject): Reconcile {
 			`look in the SMS history (SMS → Get Many) for an SMS to ${sms.to} with this text since ${since}`,
 		idsOf: smsIds,
 		async find(ctx, window, itemIndex) {
-			const page = await accountApiRequest(ctx, {
-				method: 'GET',
-				path: '/v1/sms',
-				qs: {
-					phoneDocId: sms.phoneDocId,
-					peer: sms.to,
-					direction: 'sent',
-					since: iso(window.sinceMs),
-					limit: PAGE,
-				},
-				itemIndex,
-			});
+			const page = await sentSmsPage(ctx, sms, window.sinceMs, itemIndex);
 			return matchSentSms(page, sms, window, PAGE);
 		},
 	};
@@ -69,24 +83,9 @@ export async function recentSentSms(
 	minutes: number,
 	itemIndex: number,
 ): Promise<IDataObject | undefined> {
-	const sms: SmsSend = {
-		phoneDocId: String(body.phoneDocId),
-		to: String(body.to),
-		message: String(body.message),
-	};
+	const sms = smsOf(body);
 	const since = (await accountServerNow(ctx)) - minutes * 60_000;
-	const page = await accountApiRequest(ctx, {
-		method: 'GET',
-		path: '/v1/sms',
-		qs: {
-			phoneDocId: sms.phoneDocId,
-			peer: sms.to,
-			direction: 'sent',
-			since: iso(since),
-			limit: PAGE,
-		},
-		itemIndex,
-	});
+	const page = await sentSmsPage(ctx, sms, since, itemIndex);
 	// Checked again on the clock of this very answer's Date header (the request's `since` used
 	// the one known before it).
 	return latestSentSms(page, sms, (await accountServerNow(ctx)) - minutes * 60_000);

@@ -61,6 +61,13 @@ export interface FaultyProxy {
 	close(): Promise<void>;
 }
 
+/** A 500 in the Account API's own error shape. */
+const API_500 = JSON.stringify({
+	success: false,
+	error: 'internal_error',
+	message: 'Unexpected failure',
+});
+
 const HTML_PAGE = (status: number) =>
 	`<html><head><title>${status}</title></head><body><h1>${status} Gateway</h1><hr>proxy</body></html>`;
 
@@ -129,16 +136,7 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 				res.writeHead(status, { 'content-type': contentType });
 				res.end(text);
 			};
-			if (fault === 'failBefore')
-				return answer(
-					500,
-					JSON.stringify({
-						success: false,
-						error: 'internal_error',
-						message: 'Unexpected failure',
-					}),
-					'application/json',
-				);
+			if (fault === 'failBefore') return answer(500, API_500, 'application/json');
 			if (fault === 'gatewayBefore') return answer(502, HTML_PAGE(502), 'text/html');
 			if (typeof fault === 'object' && 'answer' in fault)
 				return answer(fault.answer, JSON.stringify(fault.body), 'application/json');
@@ -162,16 +160,7 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 							entry.serverStatus = upstreamRes.statusCode;
 							if (req.method === 'POST') noteCreated(Buffer.concat(parts).toString('utf8'));
 							if (gatewayFirst) return;
-							if (fault === 'failAfter')
-								return answer(
-									500,
-									JSON.stringify({
-										success: false,
-										error: 'internal_error',
-										message: 'Unexpected failure',
-									}),
-									'application/json',
-								);
+							if (fault === 'failAfter') return answer(500, API_500, 'application/json');
 							if (fault === 'gatewayAfter') return answer(504, HTML_PAGE(504), 'text/html');
 							if (fault === 'dropAfter') {
 								req.socket.destroy();
