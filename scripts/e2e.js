@@ -42,6 +42,7 @@ const crypto = require('node:crypto');
 const harness = require('./e2e/harness');
 const { collectNode, startCollector } = require('./e2e/collector');
 const { unifiedSendSmsScenario } = require('./e2e/unified-scenario');
+const { retryOnFailScenario } = require('./e2e/retry-on-fail-scenario');
 const { sleep, waitFor } = require('./e2e/live');
 const { ensureN8n } = require('./e2e/n8n-install');
 const { E2eError, log } = require('./e2e/proc');
@@ -717,6 +718,7 @@ function commsSuite({ repo = REPO } = {}) {
 				check: checkAccountSendSms,
 			},
 			unifiedSendSmsScenario(repo, attachCredentials),
+			retryOnFailScenario(attachCredentials),
 		],
 		// E2E_ONLY=<regular expression>: run only the live scenarios whose name matches (for work on one).
 		liveScenarios: [smsTriggerScenario, webhookTriggerScenario, editorScenario(repo)].filter(
