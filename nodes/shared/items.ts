@@ -268,6 +268,9 @@ function haltedError(
 
 type Entry<P> = { itemIndex: number; value: P };
 
+/** An error's description before a node stop added its list of items to it. */
+const ownDescriptions = new WeakMap<Error, string>();
+
 /**
  * `credentialType`: the credential the operation sends with, so that a failure that stops it
  * stops only the nodes using that same credential (without it, every credential on the node).
@@ -428,7 +431,10 @@ export async function runItems<P>(
 					.sort((a, b) => a - b)
 					.map(describe)
 					.join('; ');
-			const parts = [error.description ?? ''];
+			// An error met again on a later try (Retry On Fail) keeps its own description, not the last list.
+			const base = ownDescriptions.get(error) ?? error.description ?? '';
+			ownDescriptions.set(error, base);
+			const parts = [base];
 			if (done.length)
 				parts.push(
 					`Before the node stopped, these items (numbered from 1) were already carried out: ${list(done)}. Their results are not in the output, so running the node again would repeat them.`,
