@@ -45,6 +45,7 @@ const { unifiedSendSmsScenario } = require('./e2e/unified-scenario');
 const { aiScenario } = require('./e2e/ai-agent');
 const { startScriptedModel } = require('./e2e/scripted-model');
 const { lifecycleScenario } = require('./e2e/account-trigger-lifecycle');
+const { retryOnFailScenario } = require('./e2e/retry-on-fail-scenario');
 const { sleep, waitFor } = require('./e2e/live');
 const { ensureN8n } = require('./e2e/n8n-install');
 const { E2eError, log } = require('./e2e/proc');
@@ -728,6 +729,7 @@ function commsSuite({ repo = REPO } = {}) {
 				check: checkAccountSendSms,
 			},
 			unifiedSendSmsScenario(repo, attachCredentials),
+			retryOnFailScenario(attachCredentials),
 		],
 		// E2E_ONLY=<regular expression>: run only the live scenarios whose name matches (for work on one).
 		liveScenarios: [

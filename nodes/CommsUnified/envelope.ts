@@ -34,7 +34,7 @@ export const spendingCapOption: INodeProperties = {
 	typeOptions: { minValue: 0, numberPrecision: 2 },
 	default: 100,
 	description:
-		'Refuse, before sending, any item that would take what this workflow execution has spent through Comms Unified nodes above this many pence (1 credit = 1p). Prices: SMS 3p per 160 characters, email 0.15p, AI chat 15p, voice 7p a minute, a call counted as 10 minutes (70p) until the API reports its cost. Test keys spend nothing.',
+		'Refuse, before sending, any item that would take what this workflow execution has spent through Comms Unified nodes, items in flight included, above this many pence (1 credit = 1p). Prices: SMS 3p per 160 characters, email 0.15p, AI chat 15p, voice 7p a minute. A call is billed after it ends, so it always counts at least 10 minutes (70p), more if the API reports more. Test keys spend nothing.',
 };
 
 export interface MoneySettings {
@@ -207,7 +207,9 @@ export async function sendEnvelope(
 	const response: UnifiedSuccess = outcome.body;
 	const reported = numberOf(response.billing?.cost);
 	decision.reservation.settle(
-		reported === undefined ? { kind: 'unknown' } : { kind: 'charged', units: toUnits(reported) },
+		reported === undefined
+			? { kind: 'unknown' }
+			: { kind: 'charged', units: toUnits(reported), provisional: envelope.price.provisional },
 	);
 
 	const item: IDataObject = { ...response.result };

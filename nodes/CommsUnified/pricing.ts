@@ -18,8 +18,9 @@ export const SMS_CHARACTERS = 160;
 
 /**
  * A voice call is priced per minute, and how long it will last is not known until it ends (the
- * API documents no maximum). Before it is placed, a call is counted as this many minutes; once
- * the API answers, as the cost it reports.
+ * API documents no maximum). A call is counted as this many minutes, or as the cost the API
+ * reports when that is higher: the cost reported when a call is placed may be 0, and the bill
+ * comes after the call ends.
  */
 export const VOICE_MINUTES_COUNTED = 10;
 
@@ -49,6 +50,11 @@ export interface Price {
 	units: number;
 	/** How it was counted, in words: "3p: one SMS at 3p". */
 	basis: string;
+	/**
+	 * The API's reported cost is not final (a call is billed by the minute after it ends, and
+	 * may be reported at 0 when placed): the item counts at no less than `units`.
+	 */
+	provisional?: boolean;
 }
 
 /** What an item of `service` with `data` costs by the price table. */
@@ -58,7 +64,8 @@ export function priceOf(service: UnifiedService, data: Record<string, unknown>):
 			const units = toUnits(PRICES.voicePerMinute * VOICE_MINUTES_COUNTED);
 			return {
 				units,
-				basis: `${formatPence(units)}: a voice call costs ${PRICES.voicePerMinute}p a minute and its length is not known before it ends, so it is counted as ${VOICE_MINUTES_COUNTED} minutes until the API reports what it charged`,
+				provisional: true,
+				basis: `${formatPence(units)}: a voice call costs ${PRICES.voicePerMinute}p a minute and its length is not known before it ends, so it is counted as ${VOICE_MINUTES_COUNTED} minutes, or as the cost the API reports when that is higher`,
 			};
 		}
 		case 'sms': {

@@ -5,13 +5,18 @@
  * An item is let through when everything spent, everything in flight and its own price fit
  * under the cap. It is refused when it would not fit even if every request in flight turned out
  * to cost nothing; in between, it waits for those answers before deciding. Each answer replaces
- * its estimate with what the API says it charged; a request whose outcome is unknown keeps its
+ * its estimate with what the API says it charged, except where that figure is not final (a
+ * voice call, billed by the minute once it ends, may be reported at 0 when it is created): then
+ * the item counts at no less than its estimate. A request whose outcome is unknown keeps its
  * estimate, since it may have been charged.
  */
 
 export type Settlement =
-	/** The API answered with a success and reported this cost (units). */
-	| { kind: 'charged'; units: number }
+	/**
+	 * The API answered with a success and reported this cost (units). `provisional`: the cost
+	 * may still grow (a call billed when it ends), so the item counts at least at its estimate.
+	 */
+	| { kind: 'charged'; units: number; provisional?: boolean }
 	/** The API refused the request: nothing was done or charged. */
 	| { kind: 'notCharged' }
 	/** Carried out or not, nobody can say: counted at its estimate. */
@@ -65,7 +70,10 @@ export class SpendingLedger {
 				if (settled) return;
 				settled = true;
 				this.reserved -= estimate;
-				if (settlement.kind === 'charged') this.spent += Math.max(0, settlement.units);
+				if (settlement.kind === 'charged')
+					this.spent += settlement.provisional
+						? Math.max(estimate, settlement.units)
+						: Math.max(0, settlement.units);
 				else if (settlement.kind === 'unknown') this.spent += estimate;
 				const waiters = this.waiters;
 				this.waiters = [];

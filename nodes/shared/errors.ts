@@ -28,9 +28,9 @@ const ACCOUNT_MESSAGES: Record<string, string> = {
 	account_suspended:
 		'The account is suspended because its minutes or credits have run out. Top up the account in the dashboard; every request, reads included, is refused until then.',
 	insufficient_minutes:
-		'No call minutes left for a manual call. Top up call minutes in the dashboard, then run the workflow again.',
+		'No call minutes left for a manual call. Top up call minutes in the dashboard, then run again only the items that were not sent.',
 	insufficient_ai_minutes:
-		'No AI minutes left for an AI call. Top up AI minutes in the dashboard, then run the workflow again.',
+		'No AI minutes left for an AI call. Top up AI minutes in the dashboard, then run again only the items that were not sent.',
 	missing_field: 'A required field was missing from the request.',
 	missing_agent_phone:
 		'A manual call needs an agent phone to ring first: fill in Agent Phone, or give the API key a default agent phone in the dashboard.',
@@ -57,7 +57,7 @@ const UNIFIED_MESSAGES: Record<string, string> = {
 	INVALID_API_KEY:
 		'The Comms Unified API did not accept the API key: it is invalid or has been revoked. Regenerate it in the API dashboard and update the credential.',
 	INSUFFICIENT_CREDITS:
-		'Not enough credits for this request. Top up your credits, then run the workflow again.',
+		'Not enough credits for this request. Top up your credits, then run again only the items that were not sent.',
 	SERVICE_UNAVAILABLE: 'This service is not available for your account.',
 	INTERNAL_ERROR: 'The Comms Unified API had an internal error.',
 };
@@ -66,7 +66,7 @@ const UNIFIED_MESSAGES: Record<string, string> = {
 const STATUS_MESSAGES: Record<number, string> = {
 	400: 'The request was not accepted: a field is missing or invalid.',
 	401: 'The API key was not accepted. Check the credential.',
-	402: 'The account has run out of what this request needs (minutes, AI minutes, SMS credits or credits). Top up, then run the workflow again.',
+	402: 'The account has run out of what this request needs (minutes, AI minutes, SMS credits or credits). Top up, then run again only the items that were not sent.',
 	403: 'This API key may not do this.',
 	404: 'Not found.',
 	405: 'The API does not allow this method on this address (the node and the API version may not match).',
@@ -176,7 +176,7 @@ export function describeAccountError(status: number, body: unknown): ErrorDescri
 	};
 	if (status === 402 && !ACCOUNT_MESSAGES[code ?? '']) {
 		result.message =
-			'The account has run out of what this request needs (SMS credits, minutes or AI minutes). Top up in the dashboard, then run the workflow again.';
+			'The account has run out of what this request needs (SMS credits, minutes or AI minutes). Top up in the dashboard, then run again only the items that were not sent.';
 	}
 	// Only the API's own 502 is the carrier's answer; one from a gateway or proxy (an HTML page,
 	// or JSON in another shape) is not blamed on the carrier.
@@ -230,7 +230,7 @@ export function describeUnifiedError(status: number, body: unknown): ErrorDescri
 		const where = topUpUrl
 			? `Top up your credits at ${topUpUrl}`
 			: "Top up your credits in your account's dashboard";
-		result.message = `Not enough credits for this request.${amounts} ${where}, then run the workflow again.`;
+		result.message = `Not enough credits for this request.${amounts} ${where}, then run again only the items that were not sent.`;
 	}
 	if (status === 429 && !known) result.message = fallback(429);
 	return result;

@@ -23,6 +23,8 @@
  * already under way finish, and the error says which items were carried out, because n8n
  * discards a failed node's output and running it again would repeat them.
  */
+import { createHash } from 'node:crypto';
+
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -46,6 +48,18 @@ export interface Operation<P> {
 	 * concurrent requests sets it to that cap; the transport's limiter still decides the pace.
 	 */
 	concurrency?: number;
+	/**
+	 * The operation carries something out that must happen once (a send, a call, a paid
+	 * request). When n8n runs the node again in the same execution (Settings → Retry On Fail),
+	 * an item carried out by an earlier try returns that try's result, and an item whose
+	 * outcome was unknown fails again the same way: neither is sent again.
+	 */
+	once?: boolean;
+	/**
+	 * The item in a few words, for the error that lists what was carried out when the node
+	 * stops ("SMS to +447700900123"). No secrets: it is shown to the user.
+	 */
+	describe?(prepared: P): string;
 }
 
 /**
@@ -128,6 +142,60 @@ interface ExecutionState {
 	halts: Map<string, Halt>;
 	/** Credential and node pairs whose requests have been proven by a success. */
 	proven: Set<string>;
+	/** By node: what its latest run's items came to, for n8n's Retry On Fail (see `Operation.once`). */
+	tries: Map<string, NodeTries>;
+}
+
+/** What the items of one node run came to, by item index. */
+interface NodeTries {
+	runIndex: number;
+	items: Map<number, Remembered>;
+}
+
+/** An item carried out (its output) or whose outcome is unknown (its error), and what it was. */
+interface Remembered {
+	/** The item's prepared request: an item whose content changed is not the same item. */
+	digest: string;
+	output?: IDataObject | IDataObject[];
+	error?: ItemError;
+}
+
+/**
+ * The memory of one node run's items across n8n's tries of it, when the node has Retry On Fail
+ * on and the operation carries out what must happen once. n8n re-runs the whole node with the
+ * same input, execution and run index; an item is the same item when its index and prepared
+ * request are. Only the node's latest run is kept, and it lives as long as the execution.
+ */
+function triesOf(
+	ctx: IExecuteFunctions,
+	state: ExecutionState,
+	operation: Operation<unknown>,
+): Map<number, Remembered> | undefined {
+	const node = ctx.getNode();
+	if (!operation.once || node.retryOnFail !== true) return undefined;
+	// The run index is the context's own field (n8n-core's NodeExecutionContext), not on the interface.
+	const runIndex = (ctx as unknown as { runIndex?: number }).runIndex ?? 0;
+	let tries = state.tries.get(node.name);
+	if (!tries || tries.runIndex !== runIndex) {
+		tries = { runIndex, items: new Map() };
+		state.tries.set(node.name, tries);
+	}
+	return tries.items;
+}
+
+/** The identifier an output item carries (an SMS's messageId, a call's callId), in words. */
+function idOf(json: IDataObject | undefined): string | undefined {
+	for (const key of ['messageId', 'callId', 'id']) {
+		const value = json?.[key];
+		if (typeof value === 'string' || typeof value === 'number') return `${key} ${value}`;
+	}
+	return undefined;
+}
+
+function digestOf(value: unknown): string {
+	return createHash('sha256')
+		.update(JSON.stringify(value) ?? '')
+		.digest('hex');
 }
 
 const executions = new WeakMap<object, ExecutionState>();
@@ -145,7 +213,7 @@ function executionState(ctx: IExecuteFunctions): ExecutionState {
 	const scope = executionScope(ctx);
 	let state = executions.get(scope);
 	if (!state) {
-		state = { halts: new Map(), proven: new Set() };
+		state = { halts: new Map(), proven: new Set(), tries: new Map() };
 		executions.set(scope, state);
 	}
 	return state;
@@ -159,6 +227,11 @@ function credentialKey(ctx: IExecuteFunctions, type?: string): string {
 		.sort()
 		.map((type) => `${type}:${credentials[type]?.id ?? credentials[type]?.name ?? ''}`)
 		.join('|');
+}
+
+/** An error of a send that may or may not have been carried out (the transport marks it). */
+export function isUnknownOutcome(error: unknown): boolean {
+	return (error as ItemError)?.context?.outcome === 'unknown';
 }
 
 function apiCodeOf(error: ItemError): string | undefined {
@@ -194,6 +267,9 @@ function haltedError(
 }
 
 type Entry<P> = { itemIndex: number; value: P };
+
+/** An error's description before a node stop added its list of items to it. */
+const ownDescriptions = new WeakMap<Error, string>();
 
 /**
  * `credentialType`: the credential the operation sends with, so that a failure that stops it
@@ -252,8 +328,25 @@ export async function runItems<P>(
 	};
 	const done: number[] = [];
 
+	const tries = triesOf(ctx, state, operation as Operation<unknown>);
+	/** Items whose outcome is unknown, for the error the node may stop with. */
+	const unknown: number[] = [];
+
 	/** Carries out one item (or fails it without a request after a halt); true when it succeeded. */
 	const runOne = async ({ itemIndex, value }: Entry<P>): Promise<boolean> => {
+		const digest = tries ? digestOf(value) : '';
+		const earlier = tries?.get(itemIndex);
+		if (earlier && earlier.digest === digest) {
+			// An earlier try of this node in this execution carried it out, or could not tell.
+			if (earlier.error) {
+				unknown.push(itemIndex);
+				fail(earlier.error, itemIndex);
+				return false;
+			}
+			setOutput(itemIndex, earlier.output!);
+			done.push(itemIndex);
+			return true;
+		}
 		const halt = state.halts.get(credential);
 		if (halt || runHalt) {
 			fail(
@@ -266,14 +359,16 @@ export async function runItems<P>(
 		}
 		try {
 			const output = await operation.run.call(ctx, value, itemIndex);
-			results[itemIndex] = (Array.isArray(output) ? output : [output]).map((json) => ({
-				json,
-				pairedItem: { item: itemIndex },
-			}));
+			tries?.set(itemIndex, { digest, output });
+			setOutput(itemIndex, output);
 			done.push(itemIndex);
 			return true;
 		} catch (error) {
 			const itemError: ItemError = toItemError(ctx, error, itemIndex);
+			if (isUnknownOutcome(itemError)) {
+				unknown.push(itemIndex);
+				tries?.set(itemIndex, { digest, error: itemError });
+			}
 			const code = apiCodeOf(itemError);
 			const found = { error: itemError, code: code ?? '', node: ctx.getNode().name, itemIndex };
 			if (code && HALTS_EXECUTION.has(code) && !state.halts.has(credential))
@@ -282,6 +377,12 @@ export async function runItems<P>(
 			fail(itemError, itemIndex);
 			return false;
 		}
+	};
+	const setOutput = (itemIndex: number, output: IDataObject | IDataObject[]) => {
+		results[itemIndex] = (Array.isArray(output) ? output : [output]).map((json) => ({
+			json,
+			pairedItem: { item: itemIndex },
+		}));
 	};
 
 	// One request alone first, until one succeeds (an item whose own input the API refused does
@@ -315,12 +416,37 @@ export async function runItems<P>(
 
 	if (failure.stop) {
 		const error = failure.stop.error as ItemError;
-		if (done.length) {
-			const list = done
-				.sort((a, b) => a - b)
-				.map((i) => i + 1)
-				.join(', ');
-			error.description = `${error.description ? `${error.description} ` : ''}Before the node stopped, these items (numbered from 1) were already carried out: ${list}. Their results are not in the output, so running the node again would repeat them. Set "On Error" to "Continue" to keep going past failed items.`;
+		const stoppedAt = failure.stop.itemIndex;
+		const others = unknown.filter((i) => i !== stoppedAt);
+		if (done.length || others.length) {
+			const valueOf = new Map(prepared.map((entry) => [entry.itemIndex, entry.value]));
+			const describe = (i: number) => {
+				const what = operation.describe?.(valueOf.get(i) as P);
+				const id = idOf(results[i]?.[0]?.json);
+				const details = [what, id].filter(Boolean).join(', ');
+				return `item ${i + 1}${details ? ` (${details})` : ''}`;
+			};
+			const list = (indexes: number[]) =>
+				[...indexes]
+					.sort((a, b) => a - b)
+					.map(describe)
+					.join('; ');
+			// An error met again on a later try (Retry On Fail) keeps its own description, not the last list.
+			const base = ownDescriptions.get(error) ?? error.description ?? '';
+			ownDescriptions.set(error, base);
+			const parts = [base];
+			if (done.length)
+				parts.push(
+					`Before the node stopped, these items (numbered from 1) were already carried out: ${list(done)}. Their results are not in the output, so running the node again would repeat them.`,
+				);
+			if (others.length)
+				parts.push(
+					`The outcome of these items is unknown, and they were not sent again: ${list(others)}. Check whether they were carried out (each item's error says where) before sending them again.`,
+				);
+			parts.push(
+				'Items not listed were not sent. Set "On Error" to "Continue" to keep going past failed items.',
+			);
+			error.description = parts.filter(Boolean).join(' ');
 		}
 		throw error;
 	}

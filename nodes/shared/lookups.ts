@@ -8,46 +8,87 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	callIds,
 	type CallCreate,
+	latestSentSms,
 	matchCreatedCall,
 	matchSentSms,
 	type SmsSend,
 	smsIds,
 } from './recovery';
-import { accountApiRequest, type Reconcile } from './transport';
+import {
+	accountApiRequest,
+	accountServerNow,
+	type CommsContext,
+	type Reconcile,
+} from './transport';
 
 /** Records asked for in one look-up: the API's largest page. */
 const PAGE = 200;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** For POST /v1/sms with this body: GET /v1/sms for that number, that recipient, sent since just before. */
-export function sentSmsLookup(body: IDataObject): Reconcile {
-	const sms: SmsSend = {
+function smsOf(body: IDataObject): SmsSend {
+	return {
 		phoneDocId: String(body.phoneDocId),
 		to: String(body.to),
 		message: String(body.message),
 	};
+}
+
+/** A page of the SMS sent from that number to that recipient since `sinceMs`. */
+function sentSmsPage(
+	ctx: CommsContext,
+	sms: SmsSend,
+	sinceMs: number,
+	itemIndex: number | undefined,
+): Promise<IDataObject> {
+	return accountApiRequest(ctx, {
+		method: 'GET',
+		path: '/v1/sms',
+		qs: {
+			phoneDocId: sms.phoneDocId,
+			peer: sms.to,
+			direction: 'sent',
+			since: iso(sinceMs),
+			limit: PAGE,
+		},
+		itemIndex,
+	});
+}
+
+/** For POST /v1/sms with this body: GET /v1/sms for that number, that recipient, sent since just before. */
+export function sentSmsLookup(body: IDataObject): Reconcile {
+	const sms = smsOf(body);
 	return {
 		key: `sms|${sms.phoneDocId}|${sms.to}`,
 		what: 'the SMS',
 		history: 'the SMS history',
+		resend: true,
+		check: (since) =>
+			`look in the SMS history (SMS → Get Many) for an SMS to ${sms.to} with this text since ${since}`,
 		idsOf: smsIds,
 		async find(ctx, window, itemIndex) {
-			const page = await accountApiRequest(ctx, {
-				method: 'GET',
-				path: '/v1/sms',
-				qs: {
-					phoneDocId: sms.phoneDocId,
-					peer: sms.to,
-					direction: 'sent',
-					since: iso(window.sinceMs),
-					limit: PAGE,
-				},
-				itemIndex,
-			});
+			const page = await sentSmsPage(ctx, sms, window.sinceMs, itemIndex);
 			return matchSentSms(page, sms, window, PAGE);
 		},
 	};
+}
+
+/**
+ * The latest SMS sent from that number to that recipient with exactly that text within the
+ * last `minutes`, as a send result; undefined when there is none. One GET /v1/sms.
+ */
+export async function recentSentSms(
+	ctx: CommsContext,
+	body: IDataObject,
+	minutes: number,
+	itemIndex: number,
+): Promise<IDataObject | undefined> {
+	const sms = smsOf(body);
+	const since = (await accountServerNow(ctx)) - minutes * 60_000;
+	const page = await sentSmsPage(ctx, sms, since, itemIndex);
+	// Checked again on the clock of this very answer's Date header (the request's `since` used
+	// the one known before it).
+	return latestSentSms(page, sms, (await accountServerNow(ctx)) - minutes * 60_000);
 }
 
 /** For POST /v1/calls with this body: GET /v1/calls in that mode, for that number and customer, since just before. */
@@ -64,6 +105,10 @@ export function createdCallLookup(body: IDataObject): Reconcile {
 		key: `call|${call.mode}|${call.phoneDocId}|${call.to}`,
 		what: 'the call',
 		history: 'the call history',
+		// A second call would ring a person twice: never placed again without a person deciding.
+		resend: false,
+		check: (since) =>
+			`look in the call history (Call → Get Many) for a ${call.mode} call to ${call.to} since ${since}`,
 		idsOf: callIds,
 		async find(ctx, window, itemIndex) {
 			const page = await accountApiRequest(ctx, {

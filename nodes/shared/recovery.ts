@@ -26,33 +26,54 @@ export interface LookupWindow {
 }
 
 /**
- * Margin below the moment the request was first sent, when the server's clock is known from
- * its `Date` header (whole seconds, read on arrival: at most about a second off).
+ * What is known of a server's clock, from the `Date` header of one answer: the server's time
+ * when it wrote the header lies between `lowMs` and `lowMs + spreadMs` after subtracting our
+ * own clock (the header's whole second, and how long that request took, start to end).
  */
-export const SINCE_MARGIN_MS = 2_000;
-/** The margin when the server's clock is not known: the n8n host's clock may be off by this much. */
-export const SINCE_MARGIN_UNKNOWN_CLOCK_MS = 60_000;
-
-/**
- * The `since` of a look-up: just before the request was first sent, on the server's clock.
- * `serverOffsetMs` is how far the server's clock is ahead of this host's, when known.
- */
-export function lookupSince(firstSentWallMs: number, serverOffsetMs: number | undefined): number {
-	return serverOffsetMs === undefined
-		? firstSentWallMs - SINCE_MARGIN_UNKNOWN_CLOCK_MS
-		: firstSentWallMs + serverOffsetMs - SINCE_MARGIN_MS;
+export interface ServerClock {
+	/** The least the server's clock can be ahead of ours (ms; negative when behind). */
+	lowOffsetMs: number;
 }
 
 /**
- * How far the server's clock is ahead of ours, from the `Date` header of an answer that
- * arrived at `receivedWallMs`. The header has whole seconds, so the middle of that second is
- * taken. Undefined without a readable header.
+ * Margin below the moment the request was first sent, on top of what the clocks' uncertainty
+ * already allows: the server may stamp a record a little before the request is in full.
  */
-export function serverClockOffset(dateHeader: unknown, receivedWallMs: number): number | undefined {
+export const SINCE_MARGIN_MS = 1_000;
+/**
+ * The margin when the server gave no `Date` header (some gateways strip it): the n8n host's
+ * clock is then taken for the server's, and hosts kept by NTP agree within this much. Wider
+ * would take an earlier identical message for this one; narrower, miss this one.
+ */
+export const SINCE_MARGIN_UNKNOWN_CLOCK_MS = 5_000;
+
+/**
+ * The `since` of a look-up: the earliest instant, on the server's clock, at which a record the
+ * request made can be stamped. With the server's clock known, the request's start moved by the
+ * least offset the `Date` header allows; otherwise our own clock, with a margin for skew.
+ */
+export function lookupSince(firstSentWallMs: number, clock: ServerClock | undefined): number {
+	return clock === undefined
+		? firstSentWallMs - SINCE_MARGIN_UNKNOWN_CLOCK_MS
+		: firstSentWallMs + clock.lowOffsetMs - SINCE_MARGIN_MS;
+}
+
+/**
+ * What an answer's `Date` header says of the server's clock, for a request sent at
+ * `sentWallMs` whose answer arrived at `receivedWallMs` (our clock). The server wrote the
+ * header between the two, in whole seconds: so its clock is ahead of ours by at least
+ * `date - received`. Undefined without a readable header.
+ */
+export function serverClockOf(
+	dateHeader: unknown,
+	sentWallMs: number,
+	receivedWallMs: number,
+): ServerClock | undefined {
 	const value = Array.isArray(dateHeader) ? dateHeader[0] : dateHeader;
 	if (typeof value !== 'string') return undefined;
 	const serverMs = Date.parse(value);
-	return Number.isNaN(serverMs) ? undefined : serverMs + 500 - receivedWallMs;
+	if (Number.isNaN(serverMs)) return undefined;
+	return { lowOffsetMs: serverMs - Math.max(sentWallMs, receivedWallMs) };
 }
 
 function text(value: unknown): string | undefined {
@@ -187,6 +208,33 @@ export function matchSentSms(
 	});
 }
 
+/**
+ * The latest SMS in a page of GET /v1/sms that was sent to `sms.to` with exactly `sms.message`
+ * at or after `sinceMs` (the page asked for that sender and recipient), in the shape of a send
+ * result; undefined when there is none.
+ */
+export function latestSentSms(
+	page: unknown,
+	sms: SmsSend,
+	sinceMs: number,
+): IDataObject | undefined {
+	const records = recordsOf(page, 'messages');
+	if (typeof records === 'string') return undefined;
+	let latest: { record: IDataObject; time: number } | undefined;
+	for (const record of records) {
+		if (
+			(record.direction !== undefined && record.direction !== 'sent') ||
+			record.toNumber !== sms.to ||
+			record.body !== sms.message
+		)
+			continue;
+		const time = timeOf(record, ['sentAt', 'createdAt']);
+		if (time === undefined || time < sinceMs) continue;
+		if (!latest || time > latest.time) latest = { record, time };
+	}
+	return latest && sendResultOf(latest.record, sms);
+}
+
 /** The record as the send result the API would have returned. */
 function sendResultOf(record: IDataObject, sms: SmsSend): IDataObject {
 	const result: IDataObject = {
@@ -280,16 +328,35 @@ function createResultOf(record: IDataObject, call: CallCreate): IDataObject {
 	return result;
 }
 
-/** The records the items of one execution have claimed as theirs, so no other item takes them. */
+/**
+ * The records sends in this process have claimed as theirs (their own successes, and what
+ * their look-ups found), so that no other send, of this execution or another, takes them.
+ * Bounded: a claim is dropped `ttlMs` after it was made, long after any look-up that could
+ * meet the record (look-ups only read records made since just before their own send).
+ */
 export class ClaimLedger {
-	private readonly claimed = new Set<string>();
+	private readonly claimed = new Map<string, number>();
+
+	constructor(private readonly ttlMs = 60 * 60_000) {}
 
 	isClaimed(ids: string[]): boolean {
 		return ids.some((id) => this.claimed.has(id));
 	}
 
-	claim(ids: string[]): void {
-		for (const id of ids) this.claimed.add(id);
+	claim(ids: string[], nowMs: number): void {
+		// Oldest first (a Map keeps insertion order): drop what has expired.
+		for (const [id, at] of this.claimed) {
+			if (nowMs - at < this.ttlMs) break;
+			this.claimed.delete(id);
+		}
+		for (const id of ids) {
+			this.claimed.delete(id);
+			this.claimed.set(id, nowMs);
+		}
+	}
+
+	get size(): number {
+		return this.claimed.size;
 	}
 }
 

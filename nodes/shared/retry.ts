@@ -21,10 +21,18 @@ export const DEFAULT_RETRY: RetryPolicy = {
 };
 
 /**
- * Before looking up a write whose request got no answer at all (a broken connection, a
- * timeout), give the server this long to finish what it may still be doing with it.
+ * When a write whose outcome is unknown is looked up, as fractions of the span the look-ups
+ * cover (the request timeout), counted from the moment the outcome became unknown. A gateway
+ * may answer 502/504 while the server is still sending, a history may show a new record a few
+ * seconds late, and an answer may come after the client gave up: so the history is read more
+ * than once, the last time a whole request timeout later, before the write may be sent again.
  */
-export const LOOKUP_SETTLE_MS = 2_000;
+export const LOOKUP_AT = [0.1, 0.3, 0.6, 1] as const;
+
+/** The instants (ms after the outcome became unknown) at which a write is looked up. */
+export function lookupSchedule(spanMs: number): number[] {
+	return LOOKUP_AT.map((fraction) => Math.round(fraction * Math.max(0, spanMs)));
+}
 
 /** Retry-After as seconds or an HTTP date, in milliseconds from `now`; undefined if absent or unreadable. */
 export function parseRetryAfter(header: unknown, now: number): number | undefined {
@@ -72,8 +80,11 @@ export type Outcome =
 export type RetryDecision =
 	/** Send again after `delayMs`; `holdKeyMs`: hold every other request on the key back as long. */
 	| { action: 'retry'; delayMs: number; holdKeyMs?: number }
-	/** A write whose outcome is unknown: after `delayMs`, look it up before anything else. */
-	| { action: 'lookUp'; delayMs: number }
+	/**
+	 * A write whose outcome is unknown: look it up before anything else, at each of `atMs`
+	 * (after the outcome became unknown) until the history tells.
+	 */
+	| { action: 'lookUp'; atMs: number[] }
 	/**
 	 * Give up. `attempts`: the attempts are used up; `waitTooLong`: the server asked to wait
 	 * longer than the cap; `unknownOutcome`: a write that may have been carried out.
@@ -89,7 +100,8 @@ export type RetryDecision =
  *   backoff; the request does not give up before it has waited a whole window.
  * - A request that never left is sent again.
  * - A request whose outcome is unknown is sent again only when it is idempotent (a read); a
- *   write is looked up first when the caller can look it up, and is never sent again blindly.
+ *   write is looked up first when the caller can look it up (several times, over the request
+ *   timeout: see `LOOKUP_AT`), and is never sent again blindly.
  */
 export function decideRetry(
 	outcome: Outcome,
@@ -97,9 +109,17 @@ export function decideRetry(
 	{
 		idempotent,
 		canLookUp = false,
+		lookupSpanMs = 30_000,
 		policy = DEFAULT_RETRY,
 		random,
-	}: { idempotent: boolean; canLookUp?: boolean; policy?: RetryPolicy; random?: () => number },
+	}: {
+		idempotent: boolean;
+		canLookUp?: boolean;
+		/** How long the look-ups of an unknown outcome span: the request timeout. */
+		lookupSpanMs?: number;
+		policy?: RetryPolicy;
+		random?: () => number;
+	},
 ): RetryDecision {
 	const lastAttempt = attempt >= policy.maxAttempts;
 	const backoff = backoffDelay(attempt, policy, random);
@@ -140,9 +160,45 @@ export function decideRetry(
 				};
 			}
 			if (!canLookUp || lastAttempt) return { action: 'stop', why: 'unknownOutcome' };
-			return {
-				action: 'lookUp',
-				delayMs: outcome.responded ? backoff : Math.max(backoff, LOOKUP_SETTLE_MS),
-			};
+			return { action: 'lookUp', atMs: lookupSchedule(lookupSpanMs) };
 	}
 }
+
+/**
+ * A circuit breaker for servers that accept a connection and never answer: after `threshold`
+ * requests in a row on one key time out, with no answer of any kind between them, the key's
+ * circuit opens for `openMs`, and requests on it fail at once instead of waiting out the
+ * timeout each. Once that time is over, the next request tries again; if it times out too, the
+ * circuit opens again at once. Any answer closes it. Per key and process; pure (the caller
+ * gives the time).
+ */
+export class TimeoutBreaker {
+	private readonly keys = new Map<string, { timeouts: number; openUntilMs: number }>();
+
+	constructor(readonly threshold = 3) {}
+
+	/** Until when the key's circuit is open, or undefined when requests may go. */
+	openUntil(key: string, nowMs: number): number | undefined {
+		const state = this.keys.get(key);
+		return state && state.openUntilMs > nowMs ? state.openUntilMs : undefined;
+	}
+
+	/** How many requests in a row on the key have timed out. */
+	timeouts(key: string): number {
+		return this.keys.get(key)?.timeouts ?? 0;
+	}
+
+	timedOut(key: string, nowMs: number, openMs: number): void {
+		const state = this.keys.get(key) ?? { timeouts: 0, openUntilMs: 0 };
+		state.timeouts++;
+		if (state.timeouts >= this.threshold) state.openUntilMs = nowMs + openMs;
+		this.keys.set(key, state);
+	}
+
+	answered(key: string): void {
+		this.keys.delete(key);
+	}
+}
+
+/** How long a key's circuit stays open, in request timeouts (5 minutes at the default 30 s). */
+export const BREAKER_OPEN_TIMEOUTS = 10;

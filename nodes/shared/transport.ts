@@ -57,9 +57,17 @@ import {
 	type LookupResult,
 	type LookupWindow,
 	lookupSince,
-	serverClockOffset,
+	type ServerClock,
+	serverClockOf,
 } from './recovery';
-import { decideRetry, DEFAULT_RETRY, type Outcome, parseRetryAfter } from './retry';
+import {
+	BREAKER_OPEN_TIMEOUTS,
+	decideRetry,
+	DEFAULT_RETRY,
+	type Outcome,
+	parseRetryAfter,
+	TimeoutBreaker,
+} from './retry';
 import { redactSecrets } from './secrets';
 
 export type CommsContext =
@@ -123,7 +131,7 @@ async function readConnection(ctx: CommsContext, credentialType: string): Promis
 	} catch (error) {
 		// Only credential rules throw here; their messages never contain the key.
 		throw new NodeOperationError(ctx.getNode(), (error as Error).message, {
-			description: 'Fix the credential, then run the workflow again. No request was sent.',
+			description: 'Fix the credential. This node sent no request.',
 		});
 	}
 }
@@ -191,7 +199,10 @@ const NOT_SENT = new Set([
  */
 let requestTimeoutMs = 30_000;
 
-/** Changes the whole-request timeout; returns the previous one. For tests, which cannot wait 30 s. */
+/**
+ * Changes the whole-request timeout; returns the previous one. For tests, which cannot wait
+ * 30 s. The look-ups of a write whose outcome is unknown span the same time.
+ */
 export function setRequestTimeout(ms: number): number {
 	const previous = requestTimeoutMs;
 	requestTimeoutMs = ms;
@@ -208,6 +219,13 @@ export interface Reconcile {
 	/** For the output's note: "the SMS", and where it was looked for: "the SMS history". */
 	what: string;
 	history: string;
+	/**
+	 * Whether it may be sent again when the history shows, after every look-up, that it was not
+	 * carried out. A call never is: a second call would ring a person twice.
+	 */
+	resend: boolean;
+	/** What the user should look for before trying again, given when it was first sent. */
+	check(sentAtIso: string): string;
 	/** The identifiers of the record a success body describes, claimed for the item. */
 	idsOf(body: IDataObject): string[];
 	/** Looks for the record the request may have made. Errors count as "cannot tell". */
@@ -215,24 +233,23 @@ export interface Reconcile {
 }
 
 /**
- * What one execution's items have claimed, and the gate between its sends and look-ups. Keyed
- * by the execution's cancel signal (one per execution, shared by all its nodes), or by the
- * node context where there is none.
+ * The records sends in this process have claimed, and the gate between sends and look-ups of
+ * one key: process-wide, so that a look-up never takes a record another execution's send made
+ * (it waits for that send's answer, which claims the record) nor one another look-up found.
  */
-const executions = new WeakMap<object, { claims: ClaimLedger; gate: LookupGate }>();
+let claims = new ClaimLedger();
+const gate = new LookupGate();
 
-function executionOf(ctx: CommsContext): { claims: ClaimLedger; gate: LookupGate } {
-	const owner = cancelSignal(ctx) ?? ctx;
-	let state = executions.get(owner);
-	if (!state) {
-		state = { claims: new ClaimLedger(), gate: new LookupGate() };
-		executions.set(owner, state);
-	}
-	return state;
+/** Forgets every claim. For tests: a reset sandbox hands out its identifiers again. */
+export function forgetClaims(): void {
+	claims = new ClaimLedger();
 }
 
-/** How far each address's clock is ahead of ours, from its latest `Date` header. */
-const serverOffsets = new Map<string, number>();
+/** Keys whose server accepts requests and never answers: their requests fail at once for a while. */
+const breaker = new TimeoutBreaker();
+
+/** What each address's clock is known to be, from its latest `Date` header. */
+const serverClocks = new Map<string, ServerClock>();
 
 interface Attempt {
 	method: IHttpRequestMethods;
@@ -248,6 +265,8 @@ interface Attempt {
 	addressField: string;
 	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
 	action: string;
+	/** What to check, when its outcome is unknown and it cannot be looked up. */
+	check?: string;
 	reconcile?: Reconcile;
 	/** The longest any one wait may be (a poll must not outlast its interval); default 120 s. */
 	maxWaitMs?: number;
@@ -498,16 +517,20 @@ async function dispatch(
 				: response.headers?.['retry-after'] === undefined
 					? 'rateLimited'
 					: 'deferred';
-		const offset = serverClockOffset(response.headers?.date, Date.now());
-		if (offset !== undefined) serverOffsets.set(connection.scope, offset);
+		breaker.answered(connection.scope);
+		const clock = serverClockOf(response.headers?.date, sentAtWallMs, Date.now());
+		// Without a Date header (a gateway may strip it), the latest one known still holds.
+		if (clock) serverClocks.set(connection.scope, clock);
 		return { response, sentAtWallMs, failure: undefined, timedOut: false };
 	} catch (failure) {
-		return {
-			response: undefined,
-			sentAtWallMs,
-			failure,
-			timedOut: deadline.signal.aborted && !cancel?.aborted,
-		};
+		const timedOut = deadline.signal.aborted && !cancel?.aborted;
+		if (timedOut)
+			breaker.timedOut(
+				connection.scope,
+				systemClock.now(),
+				BREAKER_OPEN_TIMEOUTS * requestTimeoutMs,
+			);
+		return { response: undefined, sentAtWallMs, failure, timedOut };
 	} finally {
 		stopTimer();
 		release(result);
@@ -533,16 +556,17 @@ async function send(
 ): Promise<IDataObject> {
 	const cancel = cancelSignal(ctx);
 	const { reconcile } = attempt;
-	const execution = reconcile ? executionOf(ctx) : undefined;
 	const gateKey = reconcile ? `${connection.scope}|${reconcile.key}` : '';
 	const scoped = (ids: string[]) => ids.map((id) => `${connection.scope}|${id}`);
 	let firstSentWallMs: number | undefined;
 	let rateLimitWaitedMs = 0;
-	/** Set when a look-up found nothing and the request was sent again. */
-	let resentAfter: string | undefined;
+	/** Set when the look-ups found nothing and the request was sent again: what they saw. */
+	let resent: { after: string; lookups: number; spanMs: number } | undefined;
 
 	for (let number = 1; ; number++) {
-		const leave = execution ? await execution.gate.enter(gateKey, 'send') : noop;
+		const openUntil = breaker.openUntil(connection.scope, systemClock.now());
+		if (openUntil !== undefined) throw notAnsweringError(ctx, connection, attempt, openUntil);
+		const leave = reconcile ? await gate.enter(gateKey, 'send') : noop;
 		let ending: Ending;
 		try {
 			const { response, sentAtWallMs, failure, timedOut } = await dispatch(
@@ -565,17 +589,18 @@ async function send(
 			} else {
 				ending = classifyFailure(ctx, connection, attempt, failure, timedOut);
 			}
-			if (ending.kind === 'success' && execution && reconcile)
-				execution.claims.claim(scoped(reconcile.idsOf(ending.body)));
+			if (ending.kind === 'success' && reconcile)
+				claims.claim(scoped(reconcile.idsOf(ending.body)), Date.now());
 		} finally {
 			leave();
 		}
 
 		if (ending.kind === 'success') {
 			const body = redactSecrets(ending.body, connection.secrets);
-			if (resentAfter && reconcile) {
-				body.recoveredAfter = resentAfter;
-				body.recovery = `After ${resentAfter} the outcome was unknown; ${reconcile.what} was not in ${reconcile.history}, so the request was sent again.`;
+			if (resent && reconcile) {
+				body.recoveredAfter = resent.after;
+				body.recovered = 'sentAgain';
+				body.recovery = `After ${resent.after} the outcome was unknown; ${reconcile.what} was not in ${reconcile.history} in ${resent.lookups} look-ups over ${humanDuration(resent.spanMs)}, so it had not been sent: the request was sent again, once.`;
 			}
 			return body;
 		}
@@ -604,6 +629,7 @@ async function send(
 				attempt.maxWaitMs === undefined
 					? DEFAULT_RETRY
 					: { ...DEFAULT_RETRY, maxWaitMs: attempt.maxWaitMs },
+			lookupSpanMs: requestTimeoutMs,
 		});
 
 		if (decision.action === 'stop')
@@ -625,25 +651,28 @@ async function send(
 			continue;
 		}
 
-		// A write whose outcome is unknown: look it up before anything else.
+		// A write whose outcome is unknown: look it up, more than once, before anything else.
 		const unknown = ending as Extract<Ending, { kind: 'unknown' }>;
-		ctx.logger?.debug(
-			`${attempt.apiName}: ${unknown.label} on a write, looking it up in ${reconcile!.history} in ${decision.delayMs} ms (attempt ${number})`,
-		);
-		await sleep(systemClock, decision.delayMs, cancel);
-		const found = await lookUp(
-			ctx,
-			connection,
-			attempt,
-			execution!,
-			gateKey,
-			firstSentWallMs!,
-			scoped,
-		);
+		const check = reconcile!.check(new Date(firstSentWallMs!).toISOString());
+		const startedMs = systemClock.now();
+		let lookups = 0;
+		let found: LookupResult = { kind: 'absent' };
+		for (const atMs of decision.atMs) {
+			const waitMs = startedMs + atMs - systemClock.now();
+			ctx.logger?.debug(
+				`${attempt.apiName}: ${unknown.label} on a write, looking it up in ${reconcile!.history} in ${Math.max(0, Math.round(waitMs))} ms (attempt ${number}, look-up ${lookups + 1})`,
+			);
+			if (waitMs > 0) await sleep(systemClock, waitMs, cancel);
+			lookups++;
+			found = await lookUp(ctx, connection, attempt, gateKey, firstSentWallMs!, scoped);
+			if (found.kind !== 'absent') break;
+		}
+		const spanMs = systemClock.now() - startedMs;
 		if (found.kind === 'found') {
 			const body = redactSecrets(found.result, connection.secrets);
 			body.recoveredAfter = unknown.label;
-			body.recovery = `After ${unknown.label} the outcome was unknown; ${reconcile!.what} was found in ${reconcile!.history}, so it was not sent again.`;
+			body.recovered = 'foundInHistory';
+			body.recovery = `After ${unknown.label} the outcome was unknown; ${reconcile!.what} was found in ${reconcile!.history}${lookups > 1 ? ` at look-up ${lookups}` : ''}, so it was not sent again.`;
 			return body;
 		}
 		if (found.kind === 'undecided')
@@ -653,9 +682,38 @@ async function send(
 				attempt,
 				unknown,
 				`Looking it up in ${reconcile!.history} could not settle it: ${found.reason}.`,
+				check,
 			);
-		resentAfter = unknown.label;
+		if (!reconcile!.resend)
+			throw unknownOutcomeError(
+				ctx,
+				connection,
+				attempt,
+				unknown,
+				`It was not in ${reconcile!.history} in ${lookups} look-ups over ${humanDuration(spanMs)}, which is not proof enough to do it again: the API may record it late.`,
+				check,
+			);
+		resent = { after: unknown.label, lookups, spanMs };
 	}
+}
+
+/** The error of a request not sent because the key's circuit is open (see `TimeoutBreaker`). */
+function notAnsweringError(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	openUntil: number,
+): NodeApiError {
+	const where = redactSecrets(connection.url, connection.secrets);
+	const seconds = Math.round(requestTimeoutMs / 100) / 10;
+	return plainError(
+		ctx,
+		connection,
+		`The ${attempt.apiName} at ${where} accepted the last ${breaker.threshold} requests with this key and did not answer any of them within ${seconds} seconds, so the node stops sending to it for ${humanDuration(openUntil - systemClock.now())}. This item was not sent.`,
+		'Check that the service is up and answering. The items whose request timed out have their own error, which says whether they were carried out; run again only the items that were not sent.',
+		'NOT_ANSWERING',
+		attempt.itemIndex,
+	);
 }
 
 /** Looks a write up, with sends of the same key held back, and claims what it finds. */
@@ -663,17 +721,16 @@ async function lookUp(
 	ctx: CommsContext,
 	connection: Connection,
 	attempt: Attempt,
-	execution: { claims: ClaimLedger; gate: LookupGate },
 	gateKey: string,
 	firstSentWallMs: number,
 	scoped: (ids: string[]) => string[],
 ): Promise<LookupResult> {
 	const reconcile = attempt.reconcile!;
-	const leave = await execution.gate.enter(gateKey, 'lookUp');
+	const leave = await gate.enter(gateKey, 'lookUp');
 	try {
 		const window = {
-			sinceMs: lookupSince(firstSentWallMs, serverOffsets.get(connection.scope)),
-			isClaimed: (ids: string[]) => execution.claims.isClaimed(scoped(ids)),
+			sinceMs: lookupSince(firstSentWallMs, serverClocks.get(connection.scope)),
+			isClaimed: (ids: string[]) => claims.isClaimed(scoped(ids)),
 		};
 		let found: LookupResult;
 		try {
@@ -688,27 +745,32 @@ async function lookUp(
 				reason: `the look-up itself failed (${redactSecrets(String((error as Error)?.message ?? error), connection.secrets)})`,
 			};
 		}
-		if (found.kind === 'found') execution.claims.claim(scoped(found.ids));
+		if (found.kind === 'found') claims.claim(scoped(found.ids), Date.now());
 		return found;
 	} finally {
 		leave();
 	}
 }
 
+/**
+ * The error of a write that may or may not have been carried out: what happened, that it was
+ * not sent again, and what to check before doing it again (`check`, when the caller knows).
+ */
 function unknownOutcomeError(
 	ctx: CommsContext,
 	connection: Connection,
 	attempt: Attempt,
 	ending: Extract<Ending, { kind: 'unknown' }>,
 	lookedUp = '',
+	check = 'check whether it was',
 ): NodeApiError {
 	const reason = ending.reason.charAt(0).toUpperCase() + ending.reason.slice(1);
-	const message = `${reason}, so it is unknown whether ${attempt.action}. ${lookedUp ? `${lookedUp} ` : ''}It was not sent again, to avoid doing it twice: check before running this item again.`;
+	const message = `${reason}, so it is unknown whether ${attempt.action}. ${lookedUp ? `${lookedUp} ` : ''}It was not sent again, to avoid doing it twice: ${check} before running this item again.`;
 	const description =
 		ending.status === undefined
 			? 'Check the address in the credential and that the service is reachable from n8n.'
 			: attempt.describe(ending.status, ending.body).description;
-	return plainError(
+	const error = plainError(
 		ctx,
 		connection,
 		message,
@@ -717,6 +779,9 @@ function unknownOutcomeError(
 		attempt.itemIndex,
 		ending.status,
 	);
+	// Read by items.ts: an item whose outcome is unknown is listed, and never run again.
+	error.context.outcome = 'unknown';
+	return error;
 }
 
 /** The error a request ends with when it will not be tried again. */
@@ -733,7 +798,7 @@ function finalError(
 			const error = plainError(
 				ctx,
 				connection,
-				`The ${attempt.apiName} is refusing requests for now (HTTP 429) and asked to wait ${asked} before the next one (Retry-After), longer than the ${humanDuration(attempt.maxWaitMs ?? DEFAULT_RETRY.maxWaitMs)} the node waits. Nothing was carried out; run the workflow again later.`,
+				`The ${attempt.apiName} is refusing requests for now (HTTP 429) and asked to wait ${asked} before the next one (Retry-After), longer than the ${humanDuration(attempt.maxWaitMs ?? DEFAULT_RETRY.maxWaitMs)} the node waits. This item was not carried out (a 429 is a refusal): send it again later.`,
 				`The rate limit of this API key was exceeded. The server asked for a pause of ${asked}.`,
 				'RATE_LIMITED',
 				attempt.itemIndex,
@@ -752,7 +817,7 @@ function finalError(
 		);
 	}
 	if (ending.kind === 'unknown' && (why === 'unknownOutcome' || attempt.method !== 'GET'))
-		return unknownOutcomeError(ctx, connection, attempt, ending);
+		return unknownOutcomeError(ctx, connection, attempt, ending, '', attempt.check);
 	if (ending.kind === 'unknown' && ending.status !== undefined)
 		return apiError(
 			ctx,
@@ -798,11 +863,12 @@ export interface AccountRequest {
 
 /**
  * How far the Account API's clock is ahead of n8n's (negative: behind), from the `Date`
- * header of its latest answer in this process; undefined before any answer with one.
+ * header of its latest answer in this process (the least its whole seconds and the request's
+ * round trip allow); undefined before any answer with one.
  */
 export async function accountClockOffsetMs(ctx: CommsContext): Promise<number | undefined> {
 	const connection = await getConnection(ctx, ACCOUNT_CREDENTIAL);
-	return serverOffsets.get(connection.scope);
+	return serverClocks.get(connection.scope)?.lowOffsetMs;
 }
 
 /**
@@ -834,6 +900,15 @@ export async function accountApiRequest(
 	});
 }
 
+/**
+ * Now on the Account API's clock, as far as its `Date` headers have shown it (this host's
+ * clock when none has): for times sent to it, such as the `since` of a history request.
+ */
+export async function accountServerNow(ctx: CommsContext): Promise<number> {
+	const connection = await getConnection(ctx, ACCOUNT_CREDENTIAL);
+	return Date.now() + (serverClocks.get(connection.scope)?.lowOffsetMs ?? 0);
+}
+
 export interface UnifiedSuccess extends IDataObject {
 	success: true;
 	result: IDataObject;
@@ -863,5 +938,6 @@ export async function unifiedApiRequest(
 		apiName: 'Comms Unified API',
 		addressField: 'Endpoint URL',
 		action: `the ${service} request was carried out`,
+		check: `check in the API dashboard (or the events its webhook received) whether it was`,
 	})) as UnifiedSuccess;
 }

@@ -131,6 +131,17 @@ async function runEditorChecks({
 				.locator('[data-test-id=node-creator-item-name]', { hasText: exactly(sendSms.node) })
 				.first()
 				.click();
+			// With an empty canvas and an app whose trigger offers several events, n8n lists the
+			// triggers and folds the actions away: open the Actions category when it is folded.
+			const folded = page.locator(
+				'[data-category-collapsed=true] [data-test-id=node-creator-category-item][data-keyboard-nav-id=Actions]',
+			);
+			await page
+				.locator('[data-test-id=node-creator-category-item]')
+				.first()
+				.waitFor({ state: 'visible' })
+				.catch(() => {});
+			if (await folded.count()) await folded.first().click();
 			// The SMS actions include Send and Wait for Response (issue 24).
 			if (sendSms.sendAndWaitAction)
 				await page

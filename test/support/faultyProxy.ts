@@ -18,7 +18,18 @@ export type Fault =
 	/** Forward, then answer an HTML 504 from "the proxy" instead of the server's answer. */
 	| 'gatewayAfter'
 	/** Forward, then destroy the connection without answering. */
-	| 'dropAfter';
+	| 'dropAfter'
+	/** Answer this without forwarding: the API's own refusal, say. Nothing was done. */
+	| { answer: number; body: unknown }
+	/**
+	 * A gateway that gives up while the server is still working: answer an HTML 502 at once,
+	 * and forward the request `afterMs` later (the server then carries it out).
+	 */
+	| { gatewayThenForward: number }
+	/** Forward, and pass the server's answer on only `afterMs` later (after the client's timeout). */
+	| { answerLate: number }
+	/** A slow server: forward only `afterMs` later (after the client's timeout), then relay its answer. */
+	| { forwardAfter: number };
 
 export interface ProxiedRequest {
 	method: string;
@@ -38,18 +49,62 @@ export interface FaultyProxy {
 	log: ProxiedRequest[];
 	/** The next requests matching `method` and `path` get these faults, one each, in order. */
 	inject(method: string, path: string, ...faults: Fault[]): void;
+	/** The same, for requests whose body or query contains `text` only. */
+	injectWhen(method: string, path: string, text: string, ...faults: Fault[]): void;
+	/**
+	 * A history that shows new records late: records the proxy saw created (by a POST it
+	 * forwarded) are left out of GET answers for `ms` after their creation. 0: off.
+	 */
+	historyLag(ms: number): void;
 	/** Drops every pending fault and empties the log. */
 	reset(): void;
 	close(): Promise<void>;
 }
+
+/** A 500 in the Account API's own error shape. */
+const API_500 = JSON.stringify({
+	success: false,
+	error: 'internal_error',
+	message: 'Unexpected failure',
+});
 
 const HTML_PAGE = (status: number) =>
 	`<html><head><title>${status}</title></head><body><h1>${status} Gateway</h1><hr>proxy</body></html>`;
 
 export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 	const log: ProxiedRequest[] = [];
-	let pending: Array<{ method: string; path: string; fault: Fault }> = [];
+	let pending: Array<{ method: string; path: string; fault: Fault; text?: string }> = [];
 	const upstream = new URL(target);
+	let lagMs = 0;
+	/** Identifiers of records created through the proxy, and when. */
+	const created = new Map<string, number>();
+	const idsOf = (record: Record<string, unknown>) =>
+		['messageId', 'id', 'callId', 'callSid']
+			.map((key) => record[key])
+			.filter((id): id is string => typeof id === 'string');
+	const noteCreated = (text: string) => {
+		try {
+			const body = JSON.parse(text) as Record<string, unknown>;
+			for (const id of idsOf(body)) created.set(id, Date.now());
+		} catch {
+			// not JSON: nothing created
+		}
+	};
+	const lagged = (text: string): string => {
+		if (!lagMs) return text;
+		try {
+			const body = JSON.parse(text) as Record<string, unknown>;
+			for (const list of ['messages', 'calls']) {
+				if (!Array.isArray(body[list])) continue;
+				body[list] = (body[list] as Array<Record<string, unknown>>).filter((record) =>
+					idsOf(record).every((id) => Date.now() - (created.get(id) ?? 0) >= lagMs),
+				);
+			}
+			return JSON.stringify(body);
+		} catch {
+			return text;
+		}
+	};
 
 	const server = http.createServer((req, res) => {
 		const chunks: Buffer[] = [];
@@ -64,69 +119,80 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 				body: body.toString('utf8'),
 			};
 			log.push(entry);
-			const at = pending.findIndex((p) => p.method === entry.method && p.path === path);
+			const at = pending.findIndex(
+				(p) =>
+					p.method === entry.method &&
+					p.path === path &&
+					(p.text === undefined ||
+						entry.body.includes(p.text) ||
+						decodeURIComponent(query).includes(p.text)),
+			);
 			const fault = at >= 0 ? pending.splice(at, 1)[0].fault : undefined;
 			entry.fault = fault === 'pass' ? undefined : fault;
+			const delayed = (ms: number, then: () => void) => setTimeout(then, ms).unref();
 
 			const answer = (status: number, text: string, contentType: string) => {
 				entry.status = status;
 				res.writeHead(status, { 'content-type': contentType });
 				res.end(text);
 			};
-			if (fault === 'failBefore')
-				return answer(
-					500,
-					JSON.stringify({
-						success: false,
-						error: 'internal_error',
-						message: 'Unexpected failure',
-					}),
-					'application/json',
-				);
+			if (fault === 'failBefore') return answer(500, API_500, 'application/json');
 			if (fault === 'gatewayBefore') return answer(502, HTML_PAGE(502), 'text/html');
+			if (typeof fault === 'object' && 'answer' in fault)
+				return answer(fault.answer, JSON.stringify(fault.body), 'application/json');
+			const gatewayFirst = typeof fault === 'object' && 'gatewayThenForward' in fault;
+			if (gatewayFirst) answer(502, HTML_PAGE(502), 'text/html');
 
 			const headers = { ...req.headers, host: upstream.host };
-			const forward = http.request(
-				{
-					hostname: upstream.hostname,
-					port: upstream.port,
-					method: req.method,
-					path: req.url,
-					headers,
-				},
-				(upstreamRes) => {
-					const parts: Buffer[] = [];
-					upstreamRes.on('data', (chunk: Buffer) => parts.push(chunk));
-					upstreamRes.on('end', () => {
-						entry.serverStatus = upstreamRes.statusCode;
-						if (fault === 'failAfter')
-							return answer(
-								500,
-								JSON.stringify({
-									success: false,
-									error: 'internal_error',
-									message: 'Unexpected failure',
-								}),
-								'application/json',
-							);
-						if (fault === 'gatewayAfter') return answer(504, HTML_PAGE(504), 'text/html');
-						if (fault === 'dropAfter') {
-							req.socket.destroy();
-							return;
-						}
-						entry.status = upstreamRes.statusCode;
-						const relayed: Record<string, string | string[]> = {};
-						for (const name of ['content-type', 'retry-after', 'date', 'allow']) {
-							const value = upstreamRes.headers[name];
-							if (value !== undefined) relayed[name] = value;
-						}
-						res.writeHead(upstreamRes.statusCode ?? 502, relayed);
-						res.end(Buffer.concat(parts));
-					});
-				},
-			);
-			forward.on('error', () => answer(502, HTML_PAGE(502), 'text/html'));
-			forward.end(body);
+			const forward = () => {
+				const request = http.request(
+					{
+						hostname: upstream.hostname,
+						port: upstream.port,
+						method: req.method,
+						path: req.url,
+						headers,
+					},
+					(upstreamRes) => {
+						const parts: Buffer[] = [];
+						upstreamRes.on('data', (chunk: Buffer) => parts.push(chunk));
+						upstreamRes.on('end', () => {
+							entry.serverStatus = upstreamRes.statusCode;
+							if (req.method === 'POST') noteCreated(Buffer.concat(parts).toString('utf8'));
+							if (gatewayFirst) return;
+							if (fault === 'failAfter') return answer(500, API_500, 'application/json');
+							if (fault === 'gatewayAfter') return answer(504, HTML_PAGE(504), 'text/html');
+							if (fault === 'dropAfter') {
+								req.socket.destroy();
+								return;
+							}
+							entry.status = upstreamRes.statusCode;
+							const relayed: Record<string, string | string[]> = {};
+							for (const name of ['content-type', 'retry-after', 'date', 'allow']) {
+								const value = upstreamRes.headers[name];
+								if (value !== undefined) relayed[name] = value;
+							}
+							const text = Buffer.concat(parts).toString('utf8');
+							const relay = () => {
+								res.writeHead(upstreamRes.statusCode ?? 502, relayed);
+								res.end(req.method === 'GET' ? lagged(text) : text);
+							};
+							if (typeof fault === 'object' && 'answerLate' in fault)
+								delayed(fault.answerLate, relay);
+							else relay();
+						});
+					},
+				);
+				request.on('error', () => {
+					if (!gatewayFirst) answer(502, HTML_PAGE(502), 'text/html');
+				});
+				request.end(body);
+			};
+			if (typeof fault === 'object' && 'gatewayThenForward' in fault)
+				delayed(fault.gatewayThenForward, forward);
+			else if (typeof fault === 'object' && 'forwardAfter' in fault)
+				delayed(fault.forwardAfter, forward);
+			else forward();
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -137,8 +203,16 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 		inject: (method, path, ...faults) => {
 			pending.push(...faults.map((fault) => ({ method, path, fault })));
 		},
+		injectWhen: (method, path, text, ...faults) => {
+			pending.push(...faults.map((fault) => ({ method, path, fault, text })));
+		},
+		historyLag: (ms) => {
+			lagMs = ms;
+		},
 		reset: () => {
 			pending = [];
+			lagMs = 0;
+			created.clear();
 			log.length = 0;
 		},
 		close: () =>

@@ -1,4 +1,5 @@
 /** One sandbox per test file, on a free loopback port, reset before each test. */
+import { forgetClaims } from '../../nodes/shared/transport';
 import { type Sandbox, startSandbox } from '../../sandbox';
 
 export function useSandbox(options: Parameters<typeof startSandbox>[0] = {}): () => Sandbox {
@@ -9,7 +10,12 @@ export function useSandbox(options: Parameters<typeof startSandbox>[0] = {}): ()
 	afterAll(async () => {
 		await sandbox?.stop();
 	});
-	beforeEach(() => sandbox?.reset());
+	beforeEach(() => {
+		sandbox?.reset();
+		// A reset sandbox numbers its messages and calls from the start again: the claims the
+		// node keeps (process-wide) of the old ones would hide the new ones.
+		forgetClaims();
+	});
 	return () => {
 		if (!sandbox) throw new Error('The sandbox is not running');
 		return sandbox;

@@ -15,7 +15,13 @@ export interface Received {
 }
 
 export type Reply =
-	| { status: number; body?: unknown; headers?: Record<string, string> }
+	| {
+			status: number;
+			body?: unknown;
+			headers?: Record<string, string>;
+			/** Leave out the Date header (as some gateways do). */
+			noDate?: boolean;
+	  }
 	/** Read the request, then destroy the socket without answering. */
 	| { drop: true };
 
@@ -46,6 +52,7 @@ export async function startStubServer(): Promise<StubServer> {
 				req.socket.destroy();
 				return;
 			}
+			if (reply.noDate) res.sendDate = false;
 			const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
 			res.writeHead(reply.status, {
 				'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json',

@@ -3,17 +3,20 @@
  * is the request's; the `since` of the look-up; what one execution has claimed; and the gate
  * that keeps a look-up from taking the record of a send still in flight.
  */
+import fc from 'fast-check';
+
 import { flush } from '../support/fakeClock';
 import {
 	callIds,
 	ClaimLedger,
 	LookupGate,
+	latestSentSms,
 	lookupSince,
 	matchCreatedCall,
 	matchSentSms,
 	SINCE_MARGIN_MS,
 	SINCE_MARGIN_UNKNOWN_CLOCK_MS,
-	serverClockOffset,
+	serverClockOf,
 	smsIds,
 } from '../../nodes/shared/recovery';
 
@@ -21,31 +24,46 @@ const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const at = (offsetMs: number) => new Date(T0 + offsetMs).toISOString();
 const nothingClaimed = { sinceMs: T0, isClaimed: () => false };
 
-describe('lookupSince and serverClockOffset', () => {
+describe('lookupSince and serverClockOf', () => {
 	it("looks from just before the first send, on the server's clock", () => {
-		expect(lookupSince(T0, 0)).toBe(T0 - SINCE_MARGIN_MS);
-		expect(lookupSince(T0, 90_000)).toBe(T0 + 90_000 - SINCE_MARGIN_MS);
-		expect(lookupSince(T0, -90_000)).toBe(T0 - 90_000 - SINCE_MARGIN_MS);
+		expect(lookupSince(T0, { lowOffsetMs: 0 })).toBe(T0 - SINCE_MARGIN_MS);
+		expect(lookupSince(T0, { lowOffsetMs: 90_000 })).toBe(T0 + 90_000 - SINCE_MARGIN_MS);
+		expect(lookupSince(T0, { lowOffsetMs: -90_000 })).toBe(T0 - 90_000 - SINCE_MARGIN_MS);
 	});
-	it("looks further back when the server's clock is not known", () => {
+	it("without a Date header, uses this host's clock with a margin of seconds, not a minute", () => {
 		expect(lookupSince(T0, undefined)).toBe(T0 - SINCE_MARGIN_UNKNOWN_CLOCK_MS);
+		expect(SINCE_MARGIN_UNKNOWN_CLOCK_MS).toBeLessThanOrEqual(5_000);
 	});
-	it("reads the server's clock from a Date header (whole seconds: the middle of that second)", () => {
-		expect(serverClockOffset('Sun, 01 Mar 2026 10:01:30 GMT', T0)).toBe(90_500);
-		expect(serverClockOffset(['Sun, 01 Mar 2026 09:59:00 GMT'], T0)).toBe(-59_500);
-		expect(serverClockOffset(undefined, T0)).toBeUndefined();
-		expect(serverClockOffset('not a date', T0)).toBeUndefined();
+	it("reads the server's clock from a Date header: at least the header's time less the answer's arrival", () => {
+		expect(serverClockOf('Sun, 01 Mar 2026 10:01:30 GMT', T0 - 200, T0)).toEqual({
+			lowOffsetMs: 90_000,
+		});
+		expect(serverClockOf(['Sun, 01 Mar 2026 09:59:00 GMT'], T0 - 200, T0)).toEqual({
+			lowOffsetMs: -60_000,
+		});
+		expect(serverClockOf(undefined, T0, T0)).toBeUndefined();
+		expect(serverClockOf('not a date', T0, T0)).toBeUndefined();
 	});
-	it("never misses the request's own record: its server time is at or after since, whatever the offset error of a Date header", () => {
-		for (const trueOffset of [-3_600_000, -1234, 0, 999, 86_400_000]) {
-			for (const fractionMs of [0, 1, 500, 999]) {
-				const serverNowAtAnswer = T0 + trueOffset + 5_000 + fractionMs;
-				const header = new Date(Math.floor(serverNowAtAnswer / 1000) * 1000).toUTCString();
-				const estimated = serverClockOffset(header, T0 + 5_000 + fractionMs)!;
-				const recordTime = T0 + trueOffset; // the server received the request when it was sent, or later
-				expect(lookupSince(T0, estimated)).toBeLessThanOrEqual(recordTime);
-			}
-		}
+	it("never misses the request's own record, whatever the true offset, the header's rounding and the request's length", () => {
+		fc.assert(
+			fc.property(
+				fc.integer({ min: -86_400_000, max: 86_400_000 }),
+				fc.integer({ min: 0, max: 60_000 }),
+				fc.double({ min: 0, max: 1, noNaN: true }),
+				fc.double({ min: 0, max: 1, noNaN: true }),
+				(trueOffset, durationMs, recordAt, headerAt) => {
+					// The request runs [T0, T0 + duration] on our clock; the server stamps the record
+					// and writes the Date header at instants within it, on its own clock.
+					const recordTime = T0 + trueOffset + recordAt * durationMs;
+					const headerTime = T0 + trueOffset + headerAt * durationMs;
+					const header = new Date(Math.floor(headerTime / 1000) * 1000).toUTCString();
+					const clock = serverClockOf(header, T0, T0 + durationMs)!;
+					expect(lookupSince(T0, clock)).toBeLessThanOrEqual(recordTime);
+					// ... and does not look back further than twice the request's length and a few seconds.
+					expect(recordTime - lookupSince(T0, clock)).toBeLessThanOrEqual(2 * durationMs + 2_000);
+				},
+			),
+		);
 	});
 });
 
@@ -100,15 +118,26 @@ describe('matchSentSms', () => {
 		});
 	});
 
-	it('skips records other items of the execution have claimed', () => {
+	it('claims are kept an hour, then dropped, so the ledger stays bounded', () => {
+		const claims = new ClaimLedger(60 * 60_000);
+		claims.claim(['sms:old'], T0);
+		claims.claim(['sms:new'], T0 + 30 * 60_000);
+		expect(claims.isClaimed(['sms:old'])).toBe(true);
+		claims.claim(['sms:newest'], T0 + 61 * 60_000);
+		expect(claims.isClaimed(['sms:old'])).toBe(false);
+		expect(claims.isClaimed(['sms:new'])).toBe(true);
+		expect(claims.size).toBe(2);
+	});
+
+	it('skips records other sends have claimed', () => {
 		const claims = new ClaimLedger();
-		claims.claim(smsIds({ messageId: 'SM1' }));
+		claims.claim(smsIds({ messageId: 'SM1' }), T0);
 		const window = { sinceMs: T0, isClaimed: (ids: string[]) => claims.isClaimed(ids) };
 		expect(matchSentSms(page(record('SM1'), record('SM2')), sms, window, 200)).toMatchObject({
 			kind: 'found',
 			result: { messageId: 'SM2' },
 		});
-		claims.claim(['sms:SM2']);
+		claims.claim(['sms:SM2'], T0);
 		expect(matchSentSms(page(record('SM1'), record('SM2')), sms, window, 200)).toEqual({
 			kind: 'absent',
 		});
@@ -264,7 +293,7 @@ describe('matchCreatedCall', () => {
 
 	it('knows a call by any of its identifiers when claimed', () => {
 		const claims = new ClaimLedger();
-		claims.claim(callIds({ callId: 'call_1', callSid: 'CAcall_1' }));
+		claims.claim(callIds({ callId: 'call_1', callSid: 'CAcall_1' }), T0);
 		const window = { sinceMs: T0, isClaimed: (ids: string[]) => claims.isClaimed(ids) };
 		expect(matchCreatedCall(page(manualRecord('call_1')), manual, window, 200)).toEqual({
 			kind: 'absent',
@@ -330,5 +359,39 @@ describe('LookupGate', () => {
 		first(); // leaving twice changes nothing
 		(await waiting)();
 		expect(second).toBe(true);
+	});
+});
+
+describe('latestSentSms (Skip If Sent Within)', () => {
+	const sms = { phoneDocId: 'pd_main', to: '+447700900123', message: 'See you at 3' };
+	const sent = (id: string, offsetMs: number, overrides: Record<string, unknown> = {}) => ({
+		id,
+		messageId: id,
+		direction: 'sent',
+		toNumber: sms.to,
+		body: sms.message,
+		status: 'delivered',
+		sentAt: at(offsetMs),
+		...overrides,
+	});
+	const page = (...messages: unknown[]) => ({ success: true, messages });
+
+	it('the latest SMS with exactly that text to that recipient inside the window', () => {
+		expect(latestSentSms(page(sent('SM1', 1_000), sent('SM2', 5_000)), sms, T0)).toMatchObject({
+			messageId: 'SM2',
+			to: sms.to,
+			phoneDocId: 'pd_main',
+		});
+	});
+	it('nothing for another text, another recipient, a received SMS, an older or undated one', () => {
+		const others = page(
+			sent('SM1', 1_000, { body: 'See you at 4' }),
+			sent('SM2', 1_000, { toNumber: '+447700900124' }),
+			sent('SM3', 1_000, { direction: 'received' }),
+			sent('SM4', -1_000),
+			sent('SM5', 1_000, { sentAt: 'yesterday' }),
+		);
+		expect(latestSentSms(others, sms, T0)).toBeUndefined();
+		expect(latestSentSms({ success: true }, sms, T0)).toBeUndefined();
 	});
 });

@@ -1,9 +1,12 @@
+import fc from 'fast-check';
+
 import {
 	backoffDelay,
 	decideRetry,
 	DEFAULT_RETRY,
-	LOOKUP_SETTLE_MS,
+	lookupSchedule,
 	parseRetryAfter,
+	TimeoutBreaker,
 } from '../../nodes/shared/retry';
 import { MAX_PAUSE_MS } from '../../nodes/shared/pacing';
 
@@ -155,15 +158,21 @@ describe('decideRetry', () => {
 				why: 'unknownOutcome',
 			});
 		});
-		it('a write that can be looked up is looked up first; with no answer at all, after letting the server settle', () => {
-			expect(decideRetry({ kind: 'unknown', responded: true }, 1, lookedUp)).toEqual({
-				action: 'lookUp',
-				delayMs: 500,
-			});
-			expect(decideRetry({ kind: 'unknown', responded: false }, 1, lookedUp)).toEqual({
-				action: 'lookUp',
-				delayMs: LOOKUP_SETTLE_MS,
-			});
+		it('a write that can be looked up is looked up first, four times over the request timeout', () => {
+			for (const responded of [true, false])
+				expect(
+					decideRetry({ kind: 'unknown', responded }, 1, { ...lookedUp, lookupSpanMs: 30_000 }),
+				).toEqual({ action: 'lookUp', atMs: [3_000, 9_000, 18_000, 30_000] });
+		});
+		it('the look-ups span at least the request timeout, more than once, in order', () => {
+			fc.assert(
+				fc.property(fc.integer({ min: 1, max: 600_000 }), (span) => {
+					const at = lookupSchedule(span);
+					expect(at.length).toBeGreaterThan(1);
+					expect(at[at.length - 1]).toBe(span);
+					expect([...at].sort((a, b) => a - b)).toEqual(at);
+				}),
+			);
 		});
 		it('a write is not looked up (nor sent) again after the last attempt', () => {
 			expect(
@@ -176,5 +185,33 @@ describe('decideRetry', () => {
 describe('caps', () => {
 	it('the limiter holds a key back no longer than a request itself waits', () => {
 		expect(MAX_PAUSE_MS).toBe(DEFAULT_RETRY.maxWaitMs);
+	});
+});
+
+describe('TimeoutBreaker', () => {
+	it('opens after three timeouts in a row on a key, for the given time; other keys are not affected', () => {
+		const breaker = new TimeoutBreaker(3);
+		breaker.timedOut('a', 0, 5_000);
+		breaker.timedOut('a', 10, 5_000);
+		expect(breaker.openUntil('a', 20)).toBeUndefined();
+		breaker.timedOut('a', 20, 5_000);
+		expect(breaker.openUntil('a', 21)).toBe(5_020);
+		expect(breaker.openUntil('b', 21)).toBeUndefined();
+	});
+	it('lets one request try once the time is over, and opens again at once if it times out', () => {
+		const breaker = new TimeoutBreaker(3);
+		for (let i = 0; i < 3; i++) breaker.timedOut('a', 0, 5_000);
+		expect(breaker.openUntil('a', 5_000)).toBeUndefined();
+		breaker.timedOut('a', 5_500, 5_000);
+		expect(breaker.openUntil('a', 5_501)).toBe(10_500);
+	});
+	it('any answer closes it and starts the count again', () => {
+		const breaker = new TimeoutBreaker(3);
+		breaker.timedOut('a', 0, 5_000);
+		breaker.timedOut('a', 0, 5_000);
+		breaker.answered('a');
+		breaker.timedOut('a', 0, 5_000);
+		expect(breaker.timeouts('a')).toBe(1);
+		expect(breaker.openUntil('a', 1)).toBeUndefined();
 	});
 });

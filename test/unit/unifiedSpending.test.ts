@@ -30,13 +30,15 @@ describe("prices from the spec's table", () => {
 		expect(priceOf('ai', {}).units).toBe(toUnits(15));
 	});
 
-	it('a voice call of unknown length is counted as 10 minutes at 7p until the API reports its cost', () => {
+	it('a voice call of unknown length is counted as 10 minutes at 7p, or more if the API reports more', () => {
 		expect(VOICE_MINUTES_COUNTED).toBe(10);
 		const price = priceOf('voice', { message: 'short' });
 		expect(price.units).toBe(toUnits(70));
 		expect(price.basis).toMatch(
-			/^70p: a voice call costs 7p a minute .* counted as 10 minutes until the API reports what it charged$/,
+			/^70p: a voice call costs 7p a minute .* counted as 10 minutes, or as the cost the API reports when that is higher$/,
 		);
+		expect(price.provisional).toBe(true);
+		expect(priceOf('sms', { message: 'short' }).provisional).toBeUndefined();
 	});
 
 	it('formats pence as the API does, with pounds beside large amounts', () => {
@@ -47,6 +49,25 @@ describe("prices from the spec's table", () => {
 });
 
 describe('the Spending Cap ledger', () => {
+	it('a provisional cost (a call reported at 0 when placed) counts at no less than its estimate', async () => {
+		const ledger = new SpendingLedger();
+		const calls = [];
+		for (let i = 0; i < 20; i++) {
+			const decision = await ledger.reserve(7000, 15000);
+			if (decision.kind !== 'go') break;
+			decision.reservation.settle({ kind: 'charged', units: 0, provisional: true });
+			calls.push(i);
+		}
+		expect(calls).toHaveLength(2);
+		expect(ledger.spentUnits).toBe(14000);
+		// A higher reported cost wins over the estimate.
+		const more = new SpendingLedger();
+		const decision = await more.reserve(7000, 100000);
+		if (decision.kind === 'go')
+			decision.reservation.settle({ kind: 'charged', units: 9100, provisional: true });
+		expect(more.spentUnits).toBe(9100);
+	});
+
 	it('lets items through while they fit, then refuses, counting what the API reported', async () => {
 		const ledger = new SpendingLedger();
 		const first = await ledger.reserve(300, 1000);

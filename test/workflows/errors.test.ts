@@ -301,7 +301,7 @@ describe('Unified API error codes', () => {
 			},
 		]);
 		expect(failed.error?.message).toBe(
-			'Not enough credits for this request. Your balance is 2p and this request needs 3p. Top up your credits at https://example.com/top-up, then run the workflow again.',
+			'Not enough credits for this request. Your balance is 2p and this request needs 3p. Top up your credits at https://example.com/top-up, then run again only the items that were not sent.',
 		);
 		expect((failed.error as unknown as { context: Record<string, unknown> }).context.topUpUrl).toBe(
 			'https://example.com/top-up',

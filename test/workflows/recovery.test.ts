@@ -6,6 +6,7 @@
  * if it is not. The sandbox's own request log is the truth of what was done.
  */
 import { runWorkflow } from '../../harness';
+import { setRequestTimeout } from '../../nodes/shared/transport';
 import { TEST_NUMBERS } from '../../sandbox';
 import { type Fault, type FaultyProxy, startFaultyProxy } from '../support/faultyProxy';
 import { useSandbox } from '../support/sandbox';
@@ -14,10 +15,16 @@ import { items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
 let proxy: FaultyProxy;
+/** The look-ups of an unknown outcome span the request timeout: 2 s here, not 30. */
+let previousTimeout: number;
 beforeAll(async () => {
+	previousTimeout = setRequestTimeout(2_000);
 	proxy = await startFaultyProxy(sandbox().accountBaseUrl);
 });
-afterAll(() => proxy.close());
+afterAll(async () => {
+	setRequestTimeout(previousTimeout);
+	await proxy.close();
+});
 beforeEach(() => proxy.reset());
 
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
@@ -103,18 +110,31 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 	it.each<[Fault, string]>([
 		['failBefore', 'HTTP 500'],
 		['gatewayBefore', 'HTTP 502'],
-	])('not carried out (%s): not in the history, so sent again, once', async (fault, label) => {
-		proxy.inject('POST', '/v1/sms', fault);
-		const result = await sendSms(['Your code is 271828']);
-		expect(result.error).toBeUndefined();
-		expect(smsSent()).toEqual(['Your code is 271828']);
-		const [item] = result.output('Node');
-		expect(item.json).toMatchObject({ status: 'sent', recoveredAfter: label });
-		expect(item.json.recovery).toMatch(/not in the SMS history, so the request was sent again/);
-		const { record } = await sandbox().control.get(item.json.messageId as string);
-		expect(record.body).toBe('Your code is 271828');
-		expect(posts('/v1/sms')).toHaveLength(2);
-	});
+	])(
+		'not carried out (%s): not in the history at any of four look-ups over the request timeout, so sent again, once',
+		async (fault, label) => {
+			proxy.inject('POST', '/v1/sms', fault);
+			const result = await sendSms(['Your code is 271828']);
+			expect(result.error).toBeUndefined();
+			expect(smsSent()).toEqual(['Your code is 271828']);
+			const [item] = result.output('Node');
+			expect(item.json).toMatchObject({
+				status: 'sent',
+				recoveredAfter: label,
+				recovered: 'sentAgain',
+			});
+			expect(item.json.recovery).toMatch(
+				/not in the SMS history in 4 look-ups over \d+ seconds, so it had not been sent: the request was sent again, once/,
+			);
+			const { record } = await sandbox().control.get(item.json.messageId as string);
+			expect(record.body).toBe('Your code is 271828');
+			expect(posts('/v1/sms')).toHaveLength(2);
+			expect(lookups('/v1/sms')).toHaveLength(4);
+			// Every look-up came before the resend.
+			const resend = proxy.log.indexOf(posts('/v1/sms')[1]);
+			expect(proxy.log.slice(0, resend).filter((entry) => entry.method === 'GET')).toHaveLength(4);
+		},
+	);
 
 	it('identical SMS to one recipient in one execution: each item gets its own record, none is claimed twice', async () => {
 		// Item 1 goes through; item 2 is carried out but its answer lost; item 3 fails before the server.
@@ -168,7 +188,121 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 			const { record } = await sandbox().control.get(item.json.messageId as string);
 			expect(record.body).toBe(texts[i]);
 		}
-		expect(output.filter((item) => item.json.recoveredAfter).length).toBeGreaterThanOrEqual(12);
+		// Every fault was met (24 items make at least 24 POSTs), and each item met at most its own.
+		expect(posts('/v1/sms').filter((entry) => entry.fault)).toHaveLength(15);
+		expect(output.filter((item) => item.json.recoveredAfter).length).toBeGreaterThanOrEqual(9);
+	});
+});
+
+describe('failures that look like "not sent" while the server still sends (the request timeout is 2 s here)', () => {
+	it('a gateway answers 502 at once while the API sends 0.8 s later: found by a later look-up, one SMS', async () => {
+		proxy.inject('POST', '/v1/sms', { gatewayThenForward: 800 });
+		const result = await sendSms(['Your table is ready']);
+		expect(result.error).toBeUndefined();
+		expect(smsSent()).toEqual(['Your table is ready']);
+		const [item] = result.output('Node');
+		expect(item.json).toMatchObject({ recoveredAfter: 'HTTP 502', recovered: 'foundInHistory' });
+		expect(item.json.recovery).toMatch(
+			/found in the SMS history at look-up \d, so it was not sent again/,
+		);
+		expect(posts('/v1/sms')).toHaveLength(1);
+	});
+
+	it('the history shows the new SMS 1 s late: found by a later look-up, one SMS', async () => {
+		proxy.historyLag(1_000);
+		proxy.inject('POST', '/v1/sms', 'failAfter');
+		const result = await sendSms(['Your table is ready']);
+		expect(result.error).toBeUndefined();
+		expect(smsSent()).toEqual(['Your table is ready']);
+		expect(result.output('Node')[0].json.recovered).toBe('foundInHistory');
+		expect(lookups('/v1/sms').length).toBeGreaterThan(1);
+	});
+
+	it('the API answers after the client gave up (it took 3.5 s, the timeout is 2 s): found, one SMS', async () => {
+		proxy.inject('POST', '/v1/sms', { forwardAfter: 3_500 });
+		const result = await sendSms(['Your table is ready']);
+		expect(result.error).toBeUndefined();
+		expect(smsSent()).toEqual(['Your table is ready']);
+		expect(result.output('Node')[0].json).toMatchObject({
+			recoveredAfter: 'no answer within 2 s',
+			recovered: 'foundInHistory',
+		});
+		expect(posts('/v1/sms')).toHaveLength(1);
+	});
+
+	it('a call after a gateway 502 is never placed again, even when the history never shows it', async () => {
+		proxy.inject('POST', '/v1/calls', 'gatewayBefore');
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				ACCOUNT,
+				{
+					resource: 'call',
+					operation: 'create',
+					phoneDocId: phoneDocId(),
+					to: TEST_NUMBERS.customer,
+					mode: 'manual',
+				},
+				{ continueOnFail: true },
+			),
+			{ credentials: credentials() },
+		);
+		const [item] = result.output('Node');
+		expect(item.json.error).toMatch(/unknown whether the call was placed/);
+		expect(item.json.error).toMatch(/look in the call history \(Call â†’ Get Many\)/);
+		expect(posts('/v1/calls')).toHaveLength(1);
+		expect(callsPlaced()).toHaveLength(0);
+	});
+});
+
+describe('when the node stops on an error (Continue On Fail off)', () => {
+	it('the error lists the items carried out and those whose outcome is unknown, with what to check', async () => {
+		const unknownTo = '+447700900124';
+		proxy.injectWhen('POST', '/v1/sms', unknownTo, 'failAfter');
+		const unreadable = { answer: 200, body: { success: true } };
+		proxy.injectWhen('GET', '/v1/sms', unknownTo, unreadable);
+		const workflow = singleNodeWorkflow(ACCOUNT, {
+			resource: 'sms',
+			operation: 'send',
+			phoneDocId: phoneDocId(),
+			to: '={{ $json.to }}',
+			message: 'Doors open at 7',
+		});
+		const result = await runWorkflow(workflow, {
+			credentials: credentials(),
+			input: items(3, (i) => ({
+				to: [TEST_NUMBERS.customer, TEST_NUMBERS.carrierRejects, unknownTo][i],
+			})),
+		});
+		expect(result.error?.message).toMatch(/carrier rejected/);
+		const description = (result.error as unknown as { description: string }).description;
+		const [first] = smsSent();
+		expect(first).toBe('Doors open at 7');
+		expect(description).toMatch(
+			new RegExp(
+				`already carried out: item 1 \\(SMS to \\${TEST_NUMBERS.customer}, messageId SM[^)]+\\)\\.`,
+			),
+		);
+		expect(description).toMatch(
+			/The outcome of these items is unknown, and they were not sent again: item 3 \(SMS to \+447700900124\)\. Check whether they were carried out/,
+		);
+		expect(description).toMatch(/Items not listed were not sent\./);
+		expect(description).not.toContain(sandbox().credentials.account.unrestricted);
+	});
+});
+
+describe('two executions sending the same text to the same number at once', () => {
+	it("the one whose outcome is unknown does not take the other's SMS: both SMS go", async () => {
+		// The first POST to reach the proxy fails before the server; the other goes through.
+		proxy.inject('POST', '/v1/sms', 'failBefore', 'pass');
+		const [first, second] = await Promise.all([
+			sendSms(['Doors open at 7']),
+			sendSms(['Doors open at 7']),
+		]);
+		expect(first.error).toBeUndefined();
+		expect(second.error).toBeUndefined();
+		expect(smsSent()).toEqual(['Doors open at 7', 'Doors open at 7']);
+		const ids = [first, second].map((run) => run.output('Node')[0].json.messageId);
+		expect(new Set(ids).size).toBe(2);
 	});
 });
 
@@ -207,14 +341,17 @@ describe('Call Create when the outcome of a creation is unknown', () => {
 		});
 	});
 
-	it('an AI call not placed (500 before the server): placed once', async () => {
+	it('an AI call not placed (500 before the server): not placed again, reported as unknown with what to check', async () => {
 		proxy.inject('POST', '/v1/calls', 'failBefore');
 		const result = await call({ mode: 'ai', customerName: 'Sam' });
-		expect(result.error).toBeUndefined();
-		expect(callsPlaced()).toHaveLength(1);
-		const [item] = result.output('Node');
-		expect(item.json).toMatchObject({ mode: 'ai', recoveredAfter: 'HTTP 500' });
-		expect(item.json.recovery).toMatch(/not in the call history, so the request was sent again/);
+		expect(callsPlaced()).toHaveLength(0);
+		expect(posts('/v1/calls')).toHaveLength(1);
+		expect(lookups('/v1/calls')).toHaveLength(4);
+		expect(result.error?.message).toMatch(
+			new RegExp(
+				`unknown whether the call was placed\\. It was not in the call history in 4 look-ups over \\d+ seconds.*It was not sent again, to avoid doing it twice: look in the call history \\(Call â†’ Get Many\\) for a ai call to \\${TEST_NUMBERS.customer} since \\d{4}-`,
+			),
+		);
 	});
 
 	it('an AI call placed, the connection dropped: found, not placed again', async () => {
@@ -251,7 +388,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		stub.received.length = 0;
 	});
 
-	const sms = (continueOnFail = false) =>
+	const sms = (key = 'acc_lookup_test_0123456789', continueOnFail = false) =>
 		runWorkflow(
 			singleNodeWorkflow(
 				ACCOUNT,
@@ -266,7 +403,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			),
 			{
 				credentials: {
-					commsAccountApi: { apiKey: 'acc_lookup_test_0123456789', baseUrl: stub.url },
+					commsAccountApi: { apiKey: key, baseUrl: stub.url },
 				},
 			},
 		);
@@ -287,7 +424,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		);
 		const result = await sms();
 		expect(result.error?.message).toMatch(
-			/HTTP 500.*unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: 2 matching SMS records.*not sent again.*check before running this item again/,
+			/HTTP 500.*unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: 2 matching SMS records.*not sent again.*look in the SMS history \(SMS â†’ Get Many\) for an SMS to \+447700900123 with this text since .* before running this item again/,
 		);
 		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
@@ -297,7 +434,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			{ status: 500, body: { success: false, error: 'internal_error' } },
 			{ status: 200, body: '<html>login</html>', headers: { 'content-type': 'text/html' } },
 		);
-		const result = await sms(true);
+		const result = await sms(undefined, true);
 		const [item] = result.output('Node');
 		expect(item.json.error).toMatch(
 			/unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: the look-up itself failed/,
@@ -318,11 +455,73 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
+	it("without a Date header, this host's clock is used with a margin of seconds: an identical SMS from 20 s before is not taken for this one", async () => {
+		const earlier = { ...record('SM0'), sentAt: new Date(Date.now() - 20_000).toISOString() };
+		const history = {
+			status: 200,
+			body: { success: true, messages: [earlier], count: 1 },
+			noDate: true,
+		};
+		stub.reply(
+			{ status: 500, body: { success: false, error: 'internal_error' }, noDate: true },
+			history,
+			history,
+			history,
+			history,
+			{
+				status: 201,
+				body: { success: true, messageId: 'SM9', status: 'sent', to: '+447700900123' },
+				noDate: true,
+			},
+		);
+		const result = await sms('acc_nodate_test_0123456789');
+		expect(result.error).toBeUndefined();
+		expect(result.output('Node')[0].json).toMatchObject({
+			messageId: 'SM9',
+			recovered: 'sentAgain',
+		});
+		const since = Date.parse(
+			new URLSearchParams(stub.received[1].url.split('?')[1]).get('since') as string,
+		);
+		expect(stub.received[0].at - since).toBeLessThanOrEqual(6_000);
+	});
+
+	it("with a Date header, the server's clock is used: its own record, stamped 90 s ahead of ours, is found", async () => {
+		const ahead = (ms: number) => new Date(Date.now() + 90_000 + ms);
+		stub.reply(
+			{
+				status: 500,
+				body: { success: false, error: 'internal_error' },
+				headers: { date: ahead(0).toUTCString() },
+			},
+			{
+				status: 200,
+				body: {
+					success: true,
+					messages: [{ ...record('SM1'), sentAt: ahead(0).toISOString() }],
+					count: 1,
+				},
+				headers: { date: ahead(0).toUTCString() },
+			},
+		);
+		const result = await sms('acc_clock_ahead_0123456789');
+		expect(result.error).toBeUndefined();
+		expect(result.output('Node')[0].json).toMatchObject({
+			messageId: 'SM1',
+			recovered: 'foundInHistory',
+		});
+		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+	});
+
 	it('a record from before the send is not taken for it: the SMS is sent again', async () => {
 		const old = { ...record('SM0'), sentAt: new Date(Date.now() - 60 * 60_000).toISOString() };
+		const history = { status: 200, body: { success: true, messages: [old], count: 1 } };
 		stub.reply(
 			{ status: 500, body: { success: false, error: 'internal_error' } },
-			{ status: 200, body: { success: true, messages: [old], count: 1 } },
+			history,
+			history,
+			history,
+			history,
 			{
 				status: 201,
 				body: {
@@ -340,6 +539,13 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			messageId: 'SM9',
 			recoveredAfter: 'HTTP 500',
 		});
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET', 'POST']);
+		expect(stub.received.map((r) => r.method)).toEqual([
+			'POST',
+			'GET',
+			'GET',
+			'GET',
+			'GET',
+			'POST',
+		]);
 	});
 });

@@ -84,7 +84,7 @@ const CASES: ErrorCase[] = [
 		status: 402,
 		arrange: () => sandbox().control.setBalances({ unifiedCreditsPence: 2 }),
 		message:
-			/^Not enough credits for this request\. Your balance is 2p and this request needs 3p\. Top up your credits at http:\/\/127\.0\.0\.1:\d+\/_sandbox\/top-up, then run the workflow again\.$/,
+			/^Not enough credits for this request\. Your balance is 2p and this request needs 3p\. Top up your credits at http:\/\/127\.0\.0\.1:\d+\/_sandbox\/top-up, then run again only the items that were not sent\.$/,
 		requests: 1,
 	},
 	{

@@ -9,6 +9,7 @@ import type { INode, INodeParameters } from 'n8n-workflow';
 
 import { CREDENTIAL_REFS, runWorkflow, START, type WorkflowJson } from '../../harness';
 import { TEST_NUMBERS, UNIFIED_KEYS } from '../../sandbox';
+import { startFaultyProxy } from '../support/faultyProxy';
 import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
@@ -87,7 +88,7 @@ describe.each(['http', 'always200'] as const)(
 			const output = result.output('Node');
 			expect(output).toHaveLength(20);
 			const topUp = `${sandbox().url}/_sandbox/top-up`;
-			const message = `Not enough credits for this request. Your balance is 0p and this request needs 3p. Top up your credits at ${topUp}, then run the workflow again.`;
+			const message = `Not enough credits for this request. Your balance is 0p and this request needs 3p. Top up your credits at ${topUp}, then run again only the items that were not sent.`;
 			expect(output[0].json).toMatchObject({
 				error: message,
 				apiCode: 'INSUFFICIENT_CREDITS',
@@ -298,7 +299,7 @@ describe('Spending Cap', () => {
 		});
 		expect(result.error?.message).toMatch(/^Spending Cap: this SMS would cost 3p/);
 		expect((result.error as unknown as { description: string }).description).toMatch(
-			/these items \(numbered from 1\) were already carried out: 1, 2, 3\./,
+			/these items \(numbered from 1\) were already carried out: item 1 \(SMS to \+\d+\); item 2 \(SMS to \+\d+\); item 3 \(SMS to \+\d+\)\./,
 		);
 		expect(posts()).toHaveLength(3);
 	});
@@ -344,15 +345,64 @@ describe('Spending Cap', () => {
 			/counted at 70p: a voice call costs 7p a minute and its length is not known before it ends, so it is counted as 10 minutes/,
 		);
 		expect(posts()).toHaveLength(0);
-		// Under a cap of 100p, three calls each charged 7p all go: each is counted at 70p only until its answer.
+		// Under a cap of 100p, one call: it counts at 70p even though the API charged 7p when
+		// placing it, since a call is billed by the minute after it ends.
 		const placed = await run(
 			{ ...call, options: { spendingCapPence: 100 } },
 			{ input: recipients(3), continueOnFail: true },
 		);
-		expect(placed.output('Node').map((item) => item.json.billing)).toEqual(
-			Array(3).fill(expect.objectContaining({ cost: 7 })),
+		const output = placed.output('Node');
+		expect(output[0].json.billing).toEqual(expect.objectContaining({ cost: 7 }));
+		expect(output.slice(1).map((item) => item.json.error)).toEqual(
+			Array(2).fill(
+				"Spending Cap: this voice call would cost 70p and take this execution's spend to 140p (£1.40), above the cap of 100p (£1.00). It was not sent.",
+			),
 		);
-		expect(posts()).toHaveLength(3);
+		expect(posts()).toHaveLength(1);
+	});
+
+	it('calls the API reports at cost 0 when placed (billed after they end) still count at 70p each', async () => {
+		const proxy = await startFaultyProxy(sandbox().accountBaseUrl);
+		try {
+			const path = new URL(sandbox().unifiedUrl).pathname;
+			const placedAtNoCost = {
+				answer: 200,
+				body: {
+					success: true,
+					result: { callId: 'call_1', status: 'queued' },
+					billing: { cost: 0, costFormatted: '0p', isLive: true },
+				},
+			};
+			proxy.inject('POST', path, ...Array(20).fill(placedAtNoCost));
+			const result = await runWorkflow(
+				singleNodeWorkflow(
+					UNIFIED,
+					{
+						resource: 'voice',
+						operation: 'makeCall',
+						to: '={{ $json.to }}',
+						message: 'A short reminder.',
+						options: { spendingCapPence: 150 },
+					},
+					{ continueOnFail: true },
+				),
+				{
+					credentials: {
+						commsUnifiedApi: {
+							...unifiedCredentials(sandbox()).commsUnifiedApi,
+							endpointUrl: `${proxy.url}${path}`,
+						},
+					},
+					input: recipients(20),
+				},
+			);
+			const output = result.output('Node');
+			expect(proxy.log).toHaveLength(2);
+			expect(output.filter((item) => item.json.error === undefined)).toHaveLength(2);
+			expect(output[2].json.error).toMatch(/^Spending Cap: this voice call would cost 70p/);
+		} finally {
+			await proxy.close();
+		}
 	});
 
 	it('is the spend of the whole execution, across nodes', async () => {

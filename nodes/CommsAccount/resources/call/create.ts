@@ -134,6 +134,8 @@ export const callCreate: Operation<IDataObject> = {
 		if (aiInstructions) body.aiInstructions = aiInstructions;
 		return body;
 	},
+	once: true,
+	describe: (body) => `${String(body.mode)} call to ${String(body.to)}`,
 	async run(body, i) {
 		return withoutSuccess(
 			await accountApiRequest(this, {

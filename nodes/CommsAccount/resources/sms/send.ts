@@ -1,8 +1,8 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
-import { sentSmsLookup } from '../../../shared/lookups';
+import { recentSentSms, sentSmsLookup } from '../../../shared/lookups';
 import { accountApiRequest } from '../../../shared/transport';
 import {
 	defaultCountryOption,
@@ -12,13 +12,25 @@ import {
 	toParameter,
 } from '../../../shared/descriptions';
 import {
+	options,
 	phoneDocId,
 	phoneNumber,
 	requiredMessage,
 	requiredString,
+	shown,
 	withoutSuccess,
 } from '../../../shared/params';
 import { SMS_MAX_LENGTH, smsSegments } from './shared';
+
+const skipIfSentWithinOption: INodeProperties = {
+	displayName: 'Skip If Sent Within (Minutes)',
+	name: 'skipIfSentWithinMinutes',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: 0,
+	description:
+		'Before sending, look in the SMS history for an SMS from this number to the same recipient with exactly this text, sent within this many minutes. If there is one, output it with "skipped" true and send nothing, so running a failed execution again does not resend what already went. Costs one history request per item. 0: off.',
+};
 
 export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send', [
 	{
@@ -44,50 +56,100 @@ export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send',
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [defaultCountryOption],
+		options: [defaultCountryOption, skipIfSentWithinOption],
 	},
 ]);
 
-export const smsSend: Operation<IDataObject> = {
+/**
+ * An SMS's request body from an item's parameters (From, To, Message), checked: bad input
+ * throws before anything is sent. For every operation that sends an SMS.
+ */
+export function prepareSms(ctx: IExecuteFunctions, i: number): IDataObject {
+	const message = requiredMessage(ctx, i, 'message', 'Message');
+	const length = [...message].length;
+	if (length > SMS_MAX_LENGTH) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Message is ${length} characters long; the limit is ${SMS_MAX_LENGTH}`,
+			{
+				itemIndex: i,
+				description: `Message starts "${[...message].slice(0, 40).join('')}…". Shorten it or split it over several SMS.`,
+			},
+		);
+	}
+	return {
+		phoneDocId: phoneDocId(ctx, i),
+		to: phoneNumber(ctx, i, requiredString(ctx, i, 'to', 'To'), 'To'),
+		message,
+	};
+}
+
+/**
+ * Sends one SMS (a body from `prepareSms`) with the guarantees of the transport: a send whose
+ * outcome is unknown is looked up in the SMS history, never sent again blindly. Returns the
+ * send result. For every operation that sends an SMS.
+ */
+export async function sendSms(
+	ctx: IExecuteFunctions,
+	body: IDataObject,
+	i: number,
+): Promise<IDataObject> {
+	const result = withoutSuccess(
+		await accountApiRequest(ctx, {
+			method: 'POST',
+			path: '/v1/sms',
+			body,
+			itemIndex: i,
+			action: 'the SMS was sent',
+			reconcile: sentSmsLookup(body),
+		}),
+	);
+	// One segments field: the API's segmentsUsed, or the API's own rule where it sent none.
+	return {
+		...result,
+		segmentsUsed:
+			typeof result.segmentsUsed === 'number'
+				? result.segmentsUsed
+				: smsSegments(body.message as string),
+	};
+}
+
+/** Skip If Sent Within (Minutes) of an item: 0 when off. */
+function skipWithinMinutes(ctx: IExecuteFunctions, i: number): number {
+	const value = options(ctx, i).skipIfSentWithinMinutes;
+	if (value === undefined || value === null || value === '') return 0;
+	const minutes = typeof value === 'number' ? value : Number(String(value).trim());
+	if (!Number.isFinite(minutes) || minutes < 0)
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Skip If Sent Within (Minutes) "${shown(value)}" must be a number of minutes, 0 or more`,
+			{ itemIndex: i },
+		);
+	return minutes;
+}
+
+export const smsSend: Operation<{ body: IDataObject; skipWithinMinutes: number }> = {
 	prepare(i) {
-		const message = requiredMessage(this, i, 'message', 'Message');
-		const length = [...message].length;
-		if (length > SMS_MAX_LENGTH) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`Message is ${length} characters long; the limit is ${SMS_MAX_LENGTH}`,
-				{
-					itemIndex: i,
-					description: `Message starts "${[...message].slice(0, 40).join('')}…". Shorten it or split it over several SMS.`,
-				},
-			);
-		}
-		return {
-			phoneDocId: phoneDocId(this, i),
-			to: phoneNumber(this, i, requiredString(this, i, 'to', 'To'), 'To'),
-			message,
-		};
+		return { body: prepareSms(this, i), skipWithinMinutes: skipWithinMinutes(this, i) };
 	},
 	// Several SMS to one person leave in item order (and so arrive in it, as far as the network keeps it).
-	sequenceKey: (body) => String(body.to),
-	async run(body, i) {
-		const result = withoutSuccess(
-			await accountApiRequest(this, {
-				method: 'POST',
-				path: '/v1/sms',
-				body,
-				itemIndex: i,
-				action: 'the SMS was sent',
-				reconcile: sentSmsLookup(body),
-			}),
-		);
-		// One segments field: the API's segmentsUsed, or the API's own rule where it sent none.
-		return {
-			...result,
-			segmentsUsed:
-				typeof result.segmentsUsed === 'number'
-					? result.segmentsUsed
-					: smsSegments(body.message as string),
-		};
+	sequenceKey: ({ body }) => String(body.to),
+	once: true,
+	describe: ({ body }) => `SMS to ${String(body.to)}`,
+	async run({ body, skipWithinMinutes }, i) {
+		if (skipWithinMinutes > 0) {
+			const earlier = await recentSentSms(this, body, skipWithinMinutes, i);
+			if (earlier)
+				return {
+					...withoutSuccess(earlier),
+					segmentsUsed:
+						typeof earlier.segmentsUsed === 'number'
+							? earlier.segmentsUsed
+							: smsSegments(body.message as string),
+					skipped: true,
+					skippedBecause: `An SMS with this text was sent from this number to ${String(body.to)}${earlier.sentAt ? ` at ${String(earlier.sentAt)}` : ''}, within the last ${skipWithinMinutes} minutes (Skip If Sent Within). Nothing was sent.`,
+				};
+		}
+		return await sendSms(this, body, i);
 	},
 };

@@ -1,7 +1,6 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Operation } from '../../../shared/items';
 import { answerLink, sendAndWaitProperties, withAnswerLink } from '../../../shared/sendAndWait';
 import { SMS_MAX_LENGTH } from './shared';
 import { smsSend, smsSendDescription } from './send';
@@ -16,11 +15,11 @@ export const smsSendAndWaitDescription: INodeProperties[] = sendAndWaitPropertie
  * Send's checks and send, with the answer link added to the message: the same never-twice,
  * rate-limit and reconciliation path as every SMS.
  */
-export const smsSendAndWait: Operation<IDataObject> = {
+export const smsSendAndWait: typeof smsSend = {
 	async prepare(i) {
-		const body = await smsSend.prepare.call(this, i);
+		const prepared = await smsSend.prepare.call(this, i);
 		const link = answerLink(this);
-		const message = withAnswerLink(String(body.message), link);
+		const message = withAnswerLink(String(prepared.body.message), link);
 		const length = [...message].length;
 		if (length > SMS_MAX_LENGTH) {
 			throw new NodeOperationError(
@@ -32,8 +31,10 @@ export const smsSendAndWait: Operation<IDataObject> = {
 				},
 			);
 		}
-		return { ...body, message };
+		return { ...prepared, body: { ...prepared.body, message } };
 	},
 	sequenceKey: smsSend.sequenceKey,
+	once: smsSend.once,
+	describe: smsSend.describe,
 	run: smsSend.run,
 };

@@ -94,6 +94,8 @@ export const aiChat: Operation<Envelope> = {
 		};
 	},
 	concurrency: UNIFIED_LIMITS.ai.concurrency,
+	once: true,
+	describe: () => 'AI chat request',
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'ai', 'chat', envelope);
 	},

@@ -70,6 +70,8 @@ export const emailSend: Operation<Envelope> = {
 		return { data, price: priceOf('email', data), what: 'email', money: moneySettings(this, i) };
 	},
 	concurrency: UNIFIED_LIMITS.email.concurrency,
+	once: true,
+	describe: (envelope) => `email to ${String(envelope.data.to)}`,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'email', 'send', envelope);
 	},

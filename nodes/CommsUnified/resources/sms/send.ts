@@ -56,6 +56,8 @@ export const smsSend: Operation<Envelope> = {
 	// Several SMS to one person leave in item order.
 	sequenceKey: (envelope) => String(envelope.data.to),
 	concurrency: UNIFIED_LIMITS.sms.concurrency,
+	once: true,
+	describe: (envelope) => `SMS to ${String(envelope.data.to)}`,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'sms', 'send', envelope);
 	},

@@ -27,5 +27,7 @@ export const smsSendAndWait: Operation<Envelope> = {
 	},
 	sequenceKey: smsSend.sequenceKey,
 	concurrency: smsSend.concurrency,
+	once: smsSend.once,
+	describe: smsSend.describe,
 	run: smsSend.run,
 };

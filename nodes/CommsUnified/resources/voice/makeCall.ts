@@ -112,6 +112,8 @@ export const voiceMakeCall: Operation<Envelope> = {
 		};
 	},
 	concurrency: UNIFIED_LIMITS.voice.concurrency,
+	once: true,
+	describe: (envelope) => `voice call to ${String(envelope.data.to)}`,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'voice', 'make_call', envelope);
 	},

@@ -1,0 +1,69 @@
+/**
+ * A server that accepts connections and never answers: after a few timeouts in a row on one
+ * key the node stops trying (a circuit breaker per key and process), and the remaining items
+ * fail at once with a clear message instead of waiting out the timeout each.
+ */
+import * as net from 'node:net';
+
+import { runWorkflow } from '../../harness';
+import { setRequestTimeout } from '../../nodes/shared/transport';
+import { items, singleNodeWorkflow } from '../support/workflows';
+
+let server: net.Server;
+let url: string;
+const received: string[] = [];
+const sockets = new Set<net.Socket>();
+let previous: number;
+
+beforeAll(async () => {
+	previous = setRequestTimeout(500);
+	server = net.createServer((socket) => {
+		sockets.add(socket);
+		socket.on('data', (chunk) => {
+			const line = chunk.toString('utf8').split('\r\n')[0];
+			if (/^[A-Z]+ /.test(line)) received.push(line);
+		});
+		socket.on('error', () => undefined);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+});
+afterAll(async () => {
+	setRequestTimeout(previous);
+	for (const socket of sockets) socket.destroy();
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+it('SMS to a server that never answers: three requests in all, then every item fails at once', async () => {
+	const result = await runWorkflow(
+		singleNodeWorkflow(
+			'n8n-nodes-comms-api.commsAccount',
+			{
+				resource: 'sms',
+				operation: 'send',
+				phoneDocId: { __rl: true, mode: 'id', value: 'pd_1' },
+				to: '={{ $json.to }}',
+				message: 'Hello',
+			},
+			{ continueOnFail: true },
+		),
+		{
+			credentials: {
+				commsAccountApi: { apiKey: 'acc_never_answers_0123456789', baseUrl: url },
+			},
+			input: items(4, (i) => ({ to: `+44770090012${i}` })),
+		},
+	);
+	const output = result.output('Node');
+	expect(received).toHaveLength(3);
+	expect(received[0]).toMatch(/^POST \/v1\/sms /);
+	// The send timed out and its look-ups could not settle it: unknown, not sent again.
+	expect(output[0].json.error).toMatch(/unknown whether the SMS was sent/);
+	expect(output[0].json.error).toMatch(/did not answer any of them within 0.5 seconds/);
+	for (const item of output.slice(1)) {
+		expect(item.json.error).toMatch(
+			/^The Comms Account API at http:\/\/127\.0\.0\.1:\d+ accepted the last 3 requests with this key and did not answer any of them within 0.5 seconds, so the node stops sending to it for 5 seconds\. This item was not sent\.$/,
+		);
+		expect(item.json.apiCode).toBe('NOT_ANSWERING');
+	}
+}, 60_000);
