@@ -16,7 +16,7 @@ interface ChatMessage {
 	content: Json;
 }
 
-interface ChatRequest {
+export interface ChatRequest {
 	model: string;
 	stream?: boolean;
 	messages?: ChatMessage[];

@@ -3,7 +3,7 @@
 // packages, start a fake API server, import credentials and workflows with n8n's
 // CLI, execute each workflow and hand the result to a check callback.
 //
-// Nothing here knows about the Comms API: scripts/e2e.js supplies that as data
+// Nothing here knows about the Comms API: test/e2e/run.ts supplies that as data
 // (a suite), and any other community package can be run through the same path.
 
 import crypto from 'node:crypto';
@@ -387,6 +387,13 @@ export function executionView(runDoc: Json, workflow: Workflow, server: ApiServe
 	};
 }
 
+/** FAIL line for a scenario, then its details (or the stack of an unexpected error). */
+function reportFailure(name: string, error: Error & { details?: string }): void {
+	log(`FAIL ${name}: ${error.message}`);
+	if (error.details) process.stderr.write(`${error.details}\n`);
+	else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+}
+
 /** The suite running now, so that a signal handler can clean up after it. */
 const current: { abort: (() => void) | null } = { abort: null };
 
@@ -568,9 +575,7 @@ export async function runSuite(
 				log(`PASS ${scenario.name}`);
 			} catch (error) {
 				failed += 1;
-				log(`FAIL ${scenario.name}: ${error.message}`);
-				if (error.details) process.stderr.write(`${error.details}\n`);
-				else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+				reportFailure(scenario.name, error);
 			}
 		}
 		if (live.length > 0) {
@@ -600,9 +605,7 @@ export async function runSuite(
 					log(`PASS ${scenario.name}`);
 				} catch (error) {
 					failed += 1;
-					log(`FAIL ${scenario.name}: ${error.message}`);
-					if (error.details) process.stderr.write(`${error.details}\n`);
-					else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+					reportFailure(scenario.name, error);
 				}
 			}
 		}

@@ -1,3 +1,0 @@
-'use strict';
-// Moved to test/e2e/rig/collector.ts (TypeScript, run by Node.js 24 as is).
-module.exports = require('../../test/e2e/rig/collector.ts');
