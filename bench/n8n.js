@@ -15,16 +15,16 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const harness = require('../scripts/e2e/harness');
-const { ownerSession, startN8n, waitFor, sleep } = require('../scripts/e2e/live');
+const harness = require('../test/e2e/rig/suite.ts');
+const { ownerSession, startN8n, waitFor, sleep } = require('../test/e2e/rig/n8n-server.ts');
 const {
 	burstFigures,
 	burstWorkflow,
 	executionReader,
 	finishedExecutions,
-} = require('../scripts/e2e/n8n-runs');
-const { ensureN8n, N8N_VERSION } = require('../scripts/e2e/n8n-install');
-const { killAllChildren, log, run } = require('../scripts/e2e/proc');
+} = require('../test/e2e/rig/executions.ts');
+const { ensureN8n, N8N_VERSION } = require('../test/e2e/rig/n8n-install.ts');
+const { killAllChildren, log, run } = require('../test/e2e/rig/proc.ts');
 
 const REPO = path.resolve(__dirname, '..');
 const LATENCY_MS = 20;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's Chromium for the real-browser part of the end-to-end run
-# (scripts/e2e/browser.js), unless /usr/bin/chromium is already there. playwright-core drives
+# (test/e2e/rig/browser.ts), unless /usr/bin/chromium is already there. playwright-core drives
 # it; no library downloads a browser of its own. Needs root (CI runs as root) and apt-get.
 set -uo pipefail
 

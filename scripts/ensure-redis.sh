@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's redis-server for the queue-mode end-to-end run (scripts/e2e/queue.js, `npm run
+# Installs Debian's redis-server for the queue-mode end-to-end run (test/e2e/queue/run.ts, `npm run
 # test:queue`), unless a redis-server is already on the PATH. The run starts its own
 # redis-server on a free loopback port with no persistence and stops it after; nothing here
 # starts or enables the system service. Needs root (CI runs as root) and apt-get.

@@ -3,7 +3,7 @@
  * error, so the examples users import (and the demo and end-to-end run) stay valid.
  *
  * An AI-agent example needs n8n's AI nodes, which this engine run does not have: it is run in a
- * real n8n by the end-to-end test (scripts/e2e/ai-agent.js, with a scripted model). Here its
+ * real n8n by the end-to-end test (test/e2e/scenarios/ai-agent/, with a scripted model). Here its
  * Comms tools are checked the way n8n builds them: each is a tool copy of one of our nodes with
  * an operation that exists, and its $fromAI() fields make a valid tool schema.
  */

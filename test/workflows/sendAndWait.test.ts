@@ -3,7 +3,7 @@
  * message and n8n's signed resume link, goes through the normal send (its checks, Spending Cap,
  * never-twice path), and the execution waits; what the node leaves for a timeout says so. The
  * waiting webhook's page and answers are checked as pure functions here and in a real n8n with a
- * browser by the end-to-end run (scripts/e2e/ai-agent.js).
+ * browser by the end-to-end run (test/e2e/scenarios/ai-agent/).
  */
 import type { INodeParameters } from 'n8n-workflow';
 

@@ -1,41 +1,51 @@
-'use strict';
 // The generic part of the real-n8n end-to-end run: pack a community package,
 // install it into a fresh n8n user folder the way n8n itself installs community
 // packages, start a fake API server, import credentials and workflows with n8n's
 // CLI, execute each workflow and hand the result to a check callback.
 //
-// Nothing here knows about the Comms API: scripts/e2e.js supplies that as data
+// Nothing here knows about the Comms API: test/e2e/run.ts supplies that as data
 // (a suite), and any other community package can be run through the same path.
 
-const crypto = require('node:crypto');
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
-const { ensureN8n, npmEnv } = require('./n8n-install');
-const { E2eError, freePort, killAllChildren, log, run } = require('./proc');
-const { startN8n } = require('./live');
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureN8n, npmEnv } from './n8n-install.ts';
+import { E2eError, freePort, killAllChildren, log, run } from './proc.ts';
+import { startN8n, type RunningN8n } from './n8n-server.ts';
+import type { N8nInstall } from './n8n-install.ts';
+import type { RunOptions } from './proc.ts';
+import type {
+	ApiServer,
+	Credential,
+	CredentialInput,
+	CredentialRef,
+	Json,
+	Packed,
+	Workflow,
+} from './types.ts';
 
 /** Time limits for one n8n CLI command and one shallow npm install. */
 const N8N_COMMAND_TIMEOUT_MS = Number(process.env.N8N_E2E_COMMAND_TIMEOUT_MS) || 3 * 60 * 1000;
 const NPM_INSTALL_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** A random id in n8n's shape (16 alphanumeric characters). */
-function n8nId() {
+export function n8nId(): string {
 	const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 	const bytes = crypto.randomBytes(16);
 	return Array.from(bytes, (byte) => alphabet[byte % alphabet.length]).join('');
 }
 
-function readJson(file) {
+function readJson(file: string): Json {
 	return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
-function writeJson(file, value) {
+function writeJson(file: string, value: unknown): void {
 	fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Files a package.json's `n8n` field says n8n must load (nodes and credentials). */
-function declaredN8nFiles(packageJson) {
+function declaredN8nFiles(packageJson: Json): string[] {
 	const n8n = packageJson.n8n || {};
 	return [...(n8n.nodes || []), ...(n8n.credentials || [])];
 }
@@ -44,7 +54,7 @@ function declaredN8nFiles(packageJson) {
  * `npm pack`s the package in packageDir into destDir and returns the tarball's path.
  * Fails clearly when the build output the package declares is not there.
  */
-async function packPackage(packageDir, destDir) {
+export async function packPackage(packageDir: string, destDir: string): Promise<Packed> {
 	const packageJsonPath = path.join(packageDir, 'package.json');
 	if (!fs.existsSync(packageJsonPath)) throw new E2eError(`no package.json in ${packageDir}`);
 	const packageJson = readJson(packageJsonPath);
@@ -54,7 +64,7 @@ async function packPackage(packageDir, destDir) {
 			`${packageJson.name}: package.json's "n8n" field lists no nodes or credentials, so n8n would load nothing`,
 		);
 	}
-	const missing = declared.filter((file) => !fs.existsSync(path.join(packageDir, file)));
+	const missing = declared.filter((file: string) => !fs.existsSync(path.join(packageDir, file)));
 	if (missing.length > 0) {
 		throw new E2eError(
 			`${packageJson.name}: build output missing (${missing.join(', ')}); run \`npm run build\` first`,
@@ -73,7 +83,7 @@ async function packPackage(packageDir, destDir) {
 	);
 	const [info] = JSON.parse(result.stdout);
 	const tarball = path.join(destDir, info.filename);
-	const packed = new Set(info.files.map((file) => file.path));
+	const packed = new Set(info.files.map((file: { path: string }) => file.path));
 	const notPacked = declared.filter((file) => !packed.has(file.replace(/^\.\//, '')));
 	if (notPacked.length > 0) {
 		throw new E2eError(
@@ -92,7 +102,11 @@ async function packPackage(packageDir, destDir) {
  * missing from "dependencies" shows up). n8n-workflow is not installed: n8n
  * puts its own node_modules on NODE_PATH, as it does for every community package.
  */
-async function installCommunityPackage(packed, userFolder, n8n) {
+export async function installCommunityPackage(
+	packed: Packed,
+	userFolder: string,
+	n8n: N8nInstall,
+): Promise<string> {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	const packageDir = path.join(nodesDir, 'node_modules', packed.name);
 	fs.mkdirSync(packageDir, { recursive: true });
@@ -153,7 +167,12 @@ async function installCommunityPackage(packed, userFolder, n8n) {
  * NODE_PATH that holds only the package's peer dependencies (n8n-workflow), taken
  * from n8n's copy: any other module must come from the package's own install.
  */
-async function checkLoadsInIsolation(packageDir, files, peerNames, n8n) {
+async function checkLoadsInIsolation(
+	packageDir: string,
+	files: string[],
+	peerNames: string[],
+	n8n: N8nInstall,
+): Promise<void> {
 	const peersDir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-peers-'));
 	try {
 		for (const name of peerNames) {
@@ -208,8 +227,11 @@ async function checkLoadsInIsolation(packageDir, files, peerNames, n8n) {
  * a fixed encryption key, everything that would call n8n's servers switched off,
  * free ports, and nothing inherited from the caller's own n8n configuration.
  */
-async function n8nEnvironment(n8n, userFolder) {
-	const env = {};
+export async function n8nEnvironment(
+	n8n: N8nInstall,
+	userFolder: string,
+): Promise<NodeJS.ProcessEnv> {
+	const env: NodeJS.ProcessEnv = {};
 	for (const [key, value] of Object.entries(process.env)) {
 		if (/^(N8N_|DB_|EXECUTIONS_|QUEUE_|GENERIC_TIMEZONE$|NODE_OPTIONS$|NODE_PATH$|npm_)/.test(key))
 			continue;
@@ -248,7 +270,12 @@ async function n8nEnvironment(n8n, userFolder) {
 }
 
 /** Runs `n8n <args>` with Node.js 24 and the e2e environment. */
-function n8nCli(n8n, env, args, options = {}) {
+export function n8nCli(
+	n8n: N8nInstall,
+	env: NodeJS.ProcessEnv,
+	args: string[],
+	options: RunOptions = {},
+) {
 	return run(n8n.node, [n8n.n8nBin, ...args], {
 		cwd: env.N8N_USER_FOLDER,
 		env,
@@ -267,10 +294,10 @@ function n8nCli(n8n, env, args, options = {}) {
  * come before and after it, so take the longest span of whole lines that parses.
  * Resolves to { doc, logLines } (doc null when no JSON was found).
  */
-function splitRawOutput(stdout) {
+export function splitRawOutput(stdout: string): { doc: Json; logLines: string[] } {
 	const lines = stdout.split('\n');
-	const starts = [];
-	const ends = [];
+	const starts: number[] = [];
+	const ends: number[] = [];
 	lines.forEach((line, index) => {
 		if (/^[{[]\s*$/.test(line) || /^[{[]/.test(line)) starts.push(index);
 		if (/^[}\]]\s*$/.test(line)) ends.push(index);
@@ -292,7 +319,7 @@ function splitRawOutput(stdout) {
 }
 
 /** The run document from `n8n execute --rawOutput`, or an E2eError saying why not. */
-function parseRawOutput(stdout) {
+export function parseRawOutput(stdout: string): Json {
 	const { doc } = splitRawOutput(stdout);
 	if (doc === null) {
 		throw new E2eError(
@@ -304,7 +331,7 @@ function parseRawOutput(stdout) {
 }
 
 /** A one-line account of why a run failed, from its run document. */
-function describeRunError(doc) {
+function describeRunError(doc: Json): string | null {
 	const error = doc?.data?.resultData?.error;
 	if (!error) return null;
 	const node = error.node?.name ? `node "${error.node.name}" failed: ` : '';
@@ -315,7 +342,7 @@ function describeRunError(doc) {
 }
 
 /** The last `max` characters of some log lines, for an error report. */
-function tailOf(lines, max = 4000) {
+function tailOf(lines: string[], max = 4000): string {
 	const text = lines.join('\n');
 	return text.length > max ? `…${text.slice(-max)}` : text;
 }
@@ -328,14 +355,22 @@ function tailOf(lines, max = 4000) {
  *   workflow       the workflow as imported
  *   server         the value startServer() resolved to
  */
-function executionView(runDoc, workflow, server) {
+export interface ExecutionView {
+	run: Json;
+	runData: Record<string, Json[]>;
+	workflow: Workflow;
+	server: ApiServer;
+	items(nodeName: string): Json[];
+}
+
+export function executionView(runDoc: Json, workflow: Workflow, server: ApiServer): ExecutionView {
 	const runData = runDoc?.data?.resultData?.runData || {};
 	return {
 		run: runDoc,
 		runData,
 		workflow,
 		server,
-		items(nodeName) {
+		items(nodeName: string) {
 			const runs = runData[nodeName];
 			if (!runs || runs.length === 0) {
 				throw new E2eError(
@@ -347,22 +382,29 @@ function executionView(runDoc, workflow, server) {
 				throw new E2eError(
 					`node "${nodeName}" failed: ${last.error.message || JSON.stringify(last.error)}`,
 				);
-			return (last.data?.main?.[0] || []).map((item) => item.json);
+			return (last.data?.main?.[0] || []).map((item: Json) => item.json);
 		},
 	};
 }
 
+/** FAIL line for a scenario, then its details (or the stack of an unexpected error). */
+function reportFailure(name: string, error: Error & { details?: string }): void {
+	log(`FAIL ${name}: ${error.message}`);
+	if (error.details) process.stderr.write(`${error.details}\n`);
+	else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+}
+
 /** The suite running now, so that a signal handler can clean up after it. */
-const current = { abort: null };
+const current: { abort: (() => void) | null } = { abort: null };
 
 /** Kills everything the running suite started and removes its temp folder (for signal handlers). */
-function abortCurrent() {
+export function abortCurrent(): void {
 	if (current.abort) current.abort();
 	else killAllChildren();
 }
 
 /** Removes a directory unless E2E_KEEP=1 (then says where it is). */
-function removeTemp(dir) {
+function removeTemp(dir: string): void {
 	if (!dir) return;
 	if (process.env.E2E_KEEP === '1') {
 		log(`E2E_KEEP=1: leaving ${dir}`);
@@ -387,18 +429,65 @@ function removeTemp(dir) {
  * }
  * Any failure before the scenarios run (install, pack, start-up) rejects.
  */
-async function runSuite(suite, options = {}) {
+/** One `n8n execute` run of an imported workflow. */
+export interface Scenario {
+	name: string;
+	credentials(server: ApiServer): CredentialInput[];
+	workflow(server: ApiServer, credentialsByType: Record<string, CredentialRef>): Workflow;
+	check(view: ExecutionView): void | Promise<void>;
+}
+
+/** What a live scenario's run() gets: the running n8n and its workflows. */
+export interface LiveContext {
+	url: string;
+	env: NodeJS.ProcessEnv;
+	server: ApiServer;
+	/** This scenario's workflows, by name (with the ids n8n knows them by). */
+	workflows: Record<string, Workflow & { id: string }>;
+	allWorkflows: Record<string, Workflow & { id: string }>;
+	tempRoot: string;
+	packageName: string;
+}
+
+/** A check against `n8n start`, with workflows imported (and published) before it starts. */
+export interface LiveScenario {
+	name: string;
+	credentials?(server: ApiServer): CredentialInput[];
+	workflows?(
+		server: ApiServer,
+		credentialsByName: Record<string, CredentialRef & { type: string }>,
+	): Workflow[];
+	run(context: LiveContext): Promise<void>;
+}
+
+export interface Suite {
+	packageDir: string;
+	preflight?(): void | Promise<void>;
+	startServer(): Promise<ApiServer>;
+	scenarios: Scenario[];
+	liveScenarios?: LiveScenario[];
+}
+
+export interface SuiteOptions {
+	timeoutMs?: number;
+	onTimeout?: () => void;
+}
+
+export async function runSuite(
+	suite: Suite,
+	options: SuiteOptions = {},
+): Promise<{ passed: number; failed: number }> {
 	if (suite.preflight) await suite.preflight();
 	const n8n = await ensureN8n();
 	const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-'));
-	let server = null;
+	let server = null as ApiServer | null;
 	// Emergency clean-up for a time-out or a signal, when the finally below
 	// cannot run: kill n8n and npm, ask the fake API to stop, remove the temp folder.
 	current.abort = () => {
 		killAllChildren();
 		if (server)
 			Promise.resolve()
-				.then(() => server.stop())
+				.then(() => server?.stop())
 				.catch(() => {});
 		removeTemp(tempRoot);
 	};
@@ -408,7 +497,7 @@ async function runSuite(suite, options = {}) {
 		timeoutMs > 0
 			? setTimeout(() => {
 					log(`the run took longer than ${Math.round(timeoutMs / 1000)}s: stopping`);
-					current.abort();
+					current.abort?.();
 					if (options.onTimeout) options.onTimeout();
 				}, timeoutMs)
 			: null;
@@ -426,26 +515,25 @@ async function runSuite(suite, options = {}) {
 		// every n8n command boots n8n (several seconds).
 		const prepared = suite.scenarios.map((scenario) => {
 			const credentials = scenario
-				.credentials(server)
-				.map((credential) => ({ id: n8nId(), ...credential }));
+				.credentials(server!)
+				.map((credential): Credential => ({ id: n8nId(), ...credential }));
 			const byType = Object.fromEntries(
 				credentials.map((c) => [c.type, { id: c.id, name: c.name }]),
 			);
-			const workflow = { ...scenario.workflow(server, byType) };
-			workflow.id = n8nId();
+			const workflow: Workflow = { ...scenario.workflow(server!, byType), id: n8nId() };
 			workflow.name = workflow.name || scenario.name;
 			return { scenario, credentials, workflow };
 		});
 		// Live scenarios run against `n8n start`; their workflows are imported with the rest and
 		// published (activated) before the server starts.
 		const live = (suite.liveScenarios || []).map((scenario) => {
-			const credentials = (scenario.credentials ? scenario.credentials(server) : []).map(
-				(credential) => ({ id: n8nId(), ...credential }),
+			const credentials = (scenario.credentials ? scenario.credentials(server!) : []).map(
+				(credential): Credential => ({ id: n8nId(), ...credential }),
 			);
 			const byName = Object.fromEntries(
 				credentials.map((c) => [c.name, { id: c.id, name: c.name, type: c.type }]),
 			);
-			const workflows = (scenario.workflows ? scenario.workflows(server, byName) : []).map(
+			const workflows = (scenario.workflows ? scenario.workflows(server!, byName) : []).map(
 				(workflow) => ({ ...workflow, id: n8nId() }),
 			);
 			return { scenario, credentials, workflows };
@@ -458,7 +546,7 @@ async function runSuite(suite, options = {}) {
 		]);
 		writeJson(workflowsFile, [
 			...prepared.map((p) => p.workflow),
-			...live.flatMap((l) => l.workflows.map(({ publish, ...workflow }) => workflow)),
+			...live.flatMap((l) => l.workflows.map(({ publish: _publish, ...workflow }) => workflow)),
 		]);
 		log('n8n import:credentials');
 		await n8nCli(n8n, env, ['import:credentials', `--input=${credentialsFile}`]);
@@ -482,14 +570,12 @@ async function runSuite(suite, options = {}) {
 				const runDoc = doc ?? parseRawOutput(result.stdout); // throws when there is no JSON
 				if (runDoc.status && runDoc.status !== 'success')
 					throw new E2eError(`execution status is "${runDoc.status}", expected "success"`, logTail);
-				await scenario.check(executionView(runDoc, workflow, server));
+				await scenario.check(executionView(runDoc, workflow, server!));
 				passed += 1;
 				log(`PASS ${scenario.name}`);
 			} catch (error) {
 				failed += 1;
-				log(`FAIL ${scenario.name}: ${error.message}`);
-				if (error.details) process.stderr.write(`${error.details}\n`);
-				else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+				reportFailure(scenario.name, error);
 			}
 		}
 		if (live.length > 0) {
@@ -497,7 +583,7 @@ async function runSuite(suite, options = {}) {
 				log(`n8n publish:workflow --id=${workflow.id} (${workflow.name})`);
 				await n8nCli(n8n, env, ['publish:workflow', `--id=${workflow.id}`]);
 			}
-			let n8nServer = null;
+			let n8nServer = null as RunningN8n | null;
 			for (const { scenario, workflows } of live) {
 				log(`live scenario "${scenario.name}"`);
 				try {
@@ -509,7 +595,7 @@ async function runSuite(suite, options = {}) {
 					await scenario.run({
 						url: n8nServer.url,
 						env,
-						server,
+						server: server!,
 						workflows: byName,
 						allWorkflows,
 						tempRoot,
@@ -519,9 +605,7 @@ async function runSuite(suite, options = {}) {
 					log(`PASS ${scenario.name}`);
 				} catch (error) {
 					failed += 1;
-					log(`FAIL ${scenario.name}: ${error.message}`);
-					if (error.details) process.stderr.write(`${error.details}\n`);
-					else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+					reportFailure(scenario.name, error);
 				}
 			}
 		}
@@ -540,16 +624,3 @@ async function runSuite(suite, options = {}) {
 		removeTemp(tempRoot);
 	}
 }
-
-module.exports = {
-	abortCurrent,
-	executionView,
-	installCommunityPackage,
-	n8nCli,
-	n8nEnvironment,
-	n8nId,
-	packPackage,
-	parseRawOutput,
-	runSuite,
-	splitRawOutput,
-};

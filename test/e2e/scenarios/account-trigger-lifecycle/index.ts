@@ -1,4 +1,3 @@
-'use strict';
 // The Comms Account Trigger through a real n8n's lifecycle, on both of n8n 2.41's poll paths:
 // the default one, and the durable scheduler with durable cursors (N8N_SCHEDULER_ENABLED,
 // N8N_SCHEDULER_POLL_TRIGGERS_ENABLED, N8N_USE_WORKFLOW_PUBLICATION_SERVICE and
@@ -9,116 +8,42 @@
 // scheduled poll can emit them. Each record must then reach its workflow exactly once, the
 // trigger being found by its new name (commsAccountTrigger). Two n8n starts per path.
 
-const crypto = require('node:crypto');
-const fs = require('node:fs');
-const path = require('node:path');
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, sandboxOf } from '../../comms.ts';
+import { ownerSession, sleep, waitFor } from '../../rig/n8n-server.ts';
+import { ensureN8n } from '../../rig/n8n-install.ts';
+import { log } from '../../rig/proc.ts';
+import { n8nEnvironment, type LiveContext, type LiveScenario } from '../../rig/suite.ts';
+import type { Json } from '../../rig/types.ts';
+import {
+	accountPost,
+	BUSY,
+	CUSTOMER,
+	eventWorkflow,
+	PATHS,
+	polls,
+	startOwnN8n,
+	type AccountEvent,
+	type PathName,
+} from './helpers.ts';
 
-const harness = require('./harness');
-const { collectNode } = require('./collector');
-const { ownerSession, sleep, waitFor } = require('./live');
-const { ensureN8n } = require('./n8n-install');
-const { E2eError, log } = require('./proc');
-const { startLogged, waitReady } = require('./queue-rig');
-
-const TRIGGER_TYPE = 'n8n-nodes-comms-api.commsAccountTrigger';
-const START_TIMEOUT_MS = Number(process.env.E2E_N8N_START_TIMEOUT_MS) || 3 * 60 * 1000;
-const CUSTOMER = '+447700900123';
-const BUSY = '+447700900201';
-
-const PATHS = {
-	default: {},
-	durable: {
-		N8N_SCHEDULER_ENABLED: 'true',
-		N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
-		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
-		N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-	},
-};
-
-function expect(condition, message) {
-	if (!condition) throw new E2eError(message);
-}
-
-function eventWorkflow(pathName, event, credential, collectorUrl) {
-	const name = `Account Trigger ${event} (${pathName})`;
-	const trigger = {
-		id: crypto.randomUUID(),
-		name: 'On event',
-		type: TRIGGER_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {
-			pollTimes: { item: [{ mode: 'everyMinute' }] },
-			event,
-			...(event === 'callEnded' ? { callMode: 'manual' } : {}),
-			// By ID, left empty: every number (the mode whose empty value once failed every run).
-			phoneDocId: { __rl: true, mode: 'id', value: '' },
-			options: {},
-		},
-		credentials: { commsAccountApi: credential },
-	};
-	const collect = { ...collectNode('Collect', collectorUrl, `/lc-${pathName}-${event}`, [260, 0]) };
-	collect.id = crypto.randomUUID();
-	return {
-		name,
-		nodes: [trigger, collect],
-		connections: { 'On event': { main: [[{ node: 'Collect', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	};
-}
-
-async function startOwnN8n(n8n, env, label) {
-	const proc = startLogged(label, n8n.node, [n8n.n8nBin, 'start'], {
-		env,
-		cwd: env.N8N_USER_FOLDER,
-		echo: process.env.E2E_VERBOSE === '1',
-	});
-	const url = `http://127.0.0.1:${env.N8N_PORT}`;
-	const seconds = await waitReady(proc, `${url}/healthz/readiness`, START_TIMEOUT_MS);
-	log(`  ${label}: serving after ${seconds.toFixed(1)}s`);
-	return { proc, url };
-}
-
-async function accountPost(sandbox, apiPath, body) {
-	const response = await fetch(`${sandbox.accountBaseUrl}${apiPath}`, {
-		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			authorization: `Bearer ${sandbox.credentials.account.unrestricted}`,
-		},
-		body: JSON.stringify(body),
-	});
-	const json = await response.json();
-	expect(
-		response.status === 201,
-		`${apiPath} answered ${response.status}: ${JSON.stringify(json)}`,
-	);
-	return json;
-}
-
-/** Polls of one event's endpoint the sandbox has answered so far. */
-function polls(sandbox, event) {
-	return sandbox.requests().filter((r) => {
-		if (r.method !== 'GET') return false;
-		if (event === 'callEnded') return r.path === '/v1/calls';
-		return (
-			r.path === '/v1/sms' && r.query.direction === (event === 'smsReceived' ? 'received' : 'sent')
-		);
-	}).length;
-}
-
-async function runPath(pathName, { env: sharedEnv, server: sandbox, tempRoot }) {
+async function runPath(
+	pathName: PathName,
+	{ env: sharedEnv, server, tempRoot }: LiveContext,
+): Promise<void> {
+	const sandbox = sandboxOf(server);
 	const n8n = await ensureN8n();
 	const userFolder = path.join(tempRoot, `lifecycle-${pathName}`);
 	fs.mkdirSync(path.join(userFolder, '.n8n'), { recursive: true });
 	// The community package as the shared run installed it.
 	fs.cpSync(
-		path.join(sharedEnv.N8N_USER_FOLDER, '.n8n', 'nodes'),
+		path.join(sharedEnv.N8N_USER_FOLDER!, '.n8n', 'nodes'),
 		path.join(userFolder, '.n8n', 'nodes'),
 		{ recursive: true, verbatimSymlinks: true },
 	);
 	const env = {
-		...(await harness.n8nEnvironment(n8n, userFolder)),
+		...(await n8nEnvironment(n8n, userFolder)),
 		...PATHS[pathName],
 	};
 	let running = await startOwnN8n(n8n, env, `n8n ${pathName}`);
@@ -132,7 +57,7 @@ async function runPath(pathName, { env: sharedEnv, server: sandbox, tempRoot }) 
 				baseUrl: sandbox.accountBaseUrl,
 			},
 		});
-		const events = ['smsReceived', 'callEnded', 'smsDelivered'];
+		const events: AccountEvent[] = ['smsReceived', 'callEnded', 'smsDelivered'];
 		const before = Object.fromEntries(events.map((event) => [event, polls(sandbox, event)]));
 		// Published into the running n8n, one workflow per event.
 		for (const event of events) {
@@ -184,7 +109,8 @@ async function runPath(pathName, { env: sharedEnv, server: sandbox, tempRoot }) 
 			callEnded: [call.callId],
 			smsDelivered: null, // the record id is not in the send result: one item, with its messageId
 		};
-		const got = (event) => sandbox.collector.bodies(`/lc-${pathName}-${event}`);
+		const got = (event: AccountEvent): Json[] =>
+			sandbox.collector.bodies(`/lc-${pathName}-${event}`);
 		await waitFor(
 			'each record to reach its workflow',
 			() =>
@@ -227,7 +153,7 @@ async function runPath(pathName, { env: sharedEnv, server: sandbox, tempRoot }) 
 }
 
 /** One live scenario per poll path; each starts its own n8n twice. */
-function lifecycleScenario(pathName) {
+export function lifecycleScenario(pathName: PathName): LiveScenario {
 	return {
 		name: `Comms Account Trigger, ${pathName} poll path: published into a running n8n, restarted before the first emit, each event once`,
 		async run(context) {
@@ -235,5 +161,3 @@ function lifecycleScenario(pathName) {
 		},
 	};
 }
-
-module.exports = { lifecycleScenario };

@@ -1,5 +1,4 @@
-'use strict';
-// The queue-mode rig for `npm run test:queue` (scripts/e2e/queue.js): Redis on a loopback port
+// The queue-mode rig for `npm run test:queue` (test/e2e/queue.ts): Redis on a loopback port
 // and n8n 2.41 in queue mode from one user folder and one SQLite database: a main
 // (`n8n start`), two `n8n worker` processes and one `n8n webhook` process. Generic: nothing
 // here knows the Comms API.
@@ -8,12 +7,13 @@
 // memory and in a log file, so a check can read which worker ran which execution, and a
 // failure report can show the tail.
 
-const { spawn } = require('node:child_process');
-const fs = require('node:fs');
-const path = require('node:path');
-const { E2eError, freePort, log } = require('./proc');
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { N8nInstall } from './n8n-install.ts';
+import { E2eError, freePort, log } from './proc.ts';
 
-function sleep(ms) {
+export function sleep(ms: number): Promise<void> {
 	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
@@ -22,10 +22,10 @@ function sleep(ms) {
  * calls before anyone binds (processes started together) can get the same one: never hand out
  * a port twice.
  */
-const handedOut = new Set();
+const handedOut = new Set<number>();
 
 /** A free loopback port no other process of this run was given; `reserve` marks taken ones. */
-async function uniquePort(...reserve) {
+export async function uniquePort(...reserve: (number | string | undefined)[]): Promise<number> {
 	for (const port of reserve) if (port) handedOut.add(Number(port));
 	for (let attempt = 0; attempt < 50; attempt += 1) {
 		const port = await freePort();
@@ -38,11 +38,11 @@ async function uniquePort(...reserve) {
 }
 
 /** Processes started here and still running: killed when this process exits. */
-const started = new Set();
+const started = new Set<ChildProcess>();
 
-function killTree(child, signal) {
+function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
 	try {
-		process.kill(-child.pid, signal);
+		process.kill(-child.pid!, signal);
 	} catch {
 		// Already gone.
 	}
@@ -56,7 +56,34 @@ process.on('exit', () => {
  * Starts `command args` in its own process group and keeps its output.
  * Resolves at once to { label, child, lines: [{ at, text }], text(), exited(), stop(graceMs) }.
  */
-function startLogged(label, command, args, { env, cwd, logDir, echo } = {}) {
+export type Exit =
+	| { code: number | null; signal: NodeJS.Signals | null; at: number; error?: undefined }
+	| { error: NodeJS.ErrnoException; at: number };
+
+export interface LoggedProcess {
+	label: string;
+	child: ChildProcess;
+	lines: { at: number; text: string }[];
+	text(): string;
+	tail(n?: number): string;
+	exited(): Exit | null;
+	waitExit(): Promise<Exit>;
+	stop(graceMs?: number): Promise<Exit>;
+}
+
+export interface StartOptions {
+	env?: NodeJS.ProcessEnv;
+	cwd?: string;
+	logDir?: string;
+	echo?: boolean;
+}
+
+export function startLogged(
+	label: string,
+	command: string,
+	args: string[],
+	{ env, cwd, logDir, echo }: StartOptions = {},
+): LoggedProcess {
 	const child = spawn(command, args, {
 		cwd,
 		env,
@@ -64,28 +91,28 @@ function startLogged(label, command, args, { env, cwd, logDir, echo } = {}) {
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	started.add(child);
-	const lines = [];
+	const lines: LoggedProcess['lines'] = [];
 	const file = logDir ? fs.createWriteStream(path.join(logDir, `${label}.log`)) : null;
-	let exit = null;
-	const exitPromise = new Promise((resolve) => {
+	let exit = null as Exit | null;
+	const exitPromise = new Promise<Exit>((resolve) => {
 		child.on('exit', (code, signal) => {
 			exit = { code, signal, at: Date.now() };
 			started.delete(child);
-			resolve(exit);
+			resolve(exit!);
 		});
-		child.on('error', (error) => {
+		child.on('error', (error: NodeJS.ErrnoException) => {
 			exit = { error, at: Date.now() };
 			started.delete(child);
-			resolve(exit);
+			resolve(exit!);
 		});
 	});
-	for (const stream of [child.stdout, child.stderr]) {
+	for (const stream of [child.stdout!, child.stderr!]) {
 		let pending = '';
 		stream.setEncoding('utf8');
-		stream.on('data', (chunk) => {
+		stream.on('data', (chunk: string) => {
 			pending += chunk;
 			const parts = pending.split('\n');
-			pending = parts.pop();
+			pending = parts.pop() ?? '';
 			const at = Date.now();
 			for (const text of parts) {
 				lines.push({ at, text });
@@ -121,7 +148,11 @@ function startLogged(label, command, args, { env, cwd, logDir, echo } = {}) {
 }
 
 /** Waits until GET url answers 200, or the process exits, or timeoutMs passes. */
-async function waitReady(proc, url, timeoutMs) {
+export async function waitReady(
+	proc: LoggedProcess,
+	url: string,
+	timeoutMs: number,
+): Promise<number> {
 	const began = Date.now();
 	for (;;) {
 		if (proc.exited())
@@ -148,7 +179,15 @@ async function waitReady(proc, url, timeoutMs) {
  * redis-server on a free loopback port with no persistence. Resolves to
  * { host, port, proc, stop() }. REDIS_SERVER names another binary.
  */
-async function startRedis(logDir) {
+export interface Redis {
+	host: string;
+	port: number;
+	version: string;
+	proc: LoggedProcess;
+	stop(): Promise<Exit>;
+}
+
+export async function startRedis(logDir?: string): Promise<Redis> {
 	const binary = process.env.REDIS_SERVER || 'redis-server';
 	const port = await uniquePort();
 	const proc = startLogged(
@@ -194,7 +233,10 @@ async function startRedis(logDir) {
  * The environment every queue-mode process shares: the e2e environment (same user folder,
  * SQLite database and encryption key) plus queue mode on the given Redis.
  */
-function queueEnvironment(baseEnv, redis) {
+export function queueEnvironment(
+	baseEnv: NodeJS.ProcessEnv,
+	redis: Pick<Redis, 'host' | 'port'>,
+): NodeJS.ProcessEnv {
 	return {
 		...baseEnv,
 		EXECUTIONS_MODE: 'queue',
@@ -212,15 +254,35 @@ function queueEnvironment(baseEnv, redis) {
  * worker its own health-check port (QUEUE_HEALTH_CHECK_ACTIVE=true gives /healthz/readiness).
  * Resolves once the process is ready, to the logged process plus { role, url, healthUrl, env }.
  */
-async function startQueueProcess(n8n, queueEnv, { role, label, logDir, port, extraEnv = {} }) {
-	const env = {
+export interface QueueProcessOptions {
+	role: 'main' | 'worker' | 'webhook';
+	label: string;
+	logDir?: string;
+	port?: number | string;
+	extraEnv?: NodeJS.ProcessEnv;
+}
+
+export interface QueueProcess extends LoggedProcess {
+	role: QueueProcessOptions['role'];
+	url: string | null;
+	healthUrl: string;
+	env: NodeJS.ProcessEnv;
+	startSeconds: number;
+}
+
+export async function startQueueProcess(
+	n8n: N8nInstall,
+	queueEnv: NodeJS.ProcessEnv,
+	{ role, label, logDir, port, extraEnv = {} }: QueueProcessOptions,
+): Promise<QueueProcess> {
+	const env: NodeJS.ProcessEnv = {
 		...queueEnv,
 		N8N_RUNNERS_BROKER_PORT: String(await uniquePort()),
 		...extraEnv,
 	};
-	let args;
-	let healthUrl;
-	let url = null;
+	let args: string[];
+	let healthUrl: string;
+	let url: string | null = null;
 	if (role === 'worker') {
 		const healthPort = await uniquePort();
 		Object.assign(env, {
@@ -253,8 +315,8 @@ async function startQueueProcess(n8n, queueEnv, { role, label, logDir, port, ext
  * Which execution ids each worker started, from its log ("Worker started execution N (job J)").
  * Returns Map executionId -> worker label.
  */
-function executionsByWorker(workers) {
-	const byExecution = new Map();
+export function executionsByWorker(workers: LoggedProcess[]): Map<string, string> {
+	const byExecution = new Map<string, string>();
 	for (const worker of workers) {
 		for (const { text } of worker.lines) {
 			const match = /Worker started execution (\S+) \(job/.exec(text);
@@ -263,14 +325,3 @@ function executionsByWorker(workers) {
 	}
 	return byExecution;
 }
-
-module.exports = {
-	executionsByWorker,
-	queueEnvironment,
-	sleep,
-	startLogged,
-	startQueueProcess,
-	startRedis,
-	uniquePort,
-	waitReady,
-};

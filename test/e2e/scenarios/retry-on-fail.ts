@@ -1,33 +1,35 @@
-'use strict';
 // n8n's Settings → Retry On Fail in the real n8n: the Comms Account node sends two SMS, the
-// carrier refuses the first every time, and n8n (with On Error: Continue) runs the node again
-// up to Max Tries 3 because its first item is an error. The SMS that went must go once, not
-// once per try (issue 20, item 1).
+// carrier refuses the first every time, and n8n (with On Error: Continue) runs the node again up
+// to Max Tries 3 because its first item is an error. The SMS that went must go once, not once per
+// try (issue 20, item 1).
 
-const { E2eError } = require('./proc');
+import {
+	ACCOUNT_NODE_TYPE as ACCOUNT_NODE,
+	attachCredentials,
+	expect,
+	sandboxOf,
+} from '../comms.ts';
+import { log } from '../rig/proc.ts';
+import type { Scenario } from '../rig/suite.ts';
 
-const ACCOUNT_NODE_TYPE = 'n8n-nodes-comms-api.commsAccount';
 const CARRIER_REJECTS = '+447700900502';
 const CUSTOMER = '+447700900123';
 const TEXT = 'Your parcel arrives today (retry on fail)';
 
-function expect(condition, message) {
-	if (!condition) throw new E2eError(message);
-}
-
-function retryOnFailScenario(attachCredentials) {
-	const account = (sandbox) => ({
-		name: 'Comms Account (e2e retry on fail)',
-		type: 'commsAccountApi',
-		data: {
-			apiKey: sandbox.credentials.account.unrestricted,
-			baseUrl: sandbox.accountBaseUrl,
-		},
-	});
+export function retryOnFailScenario(): Scenario {
 	return {
 		name: 'Retry On Fail (Max Tries 3) on Comms Account SMS Send: the SMS that went is sent once',
-		credentials: (sandbox) => [account(sandbox)],
-		workflow: (sandbox, credentialsByType) =>
+		credentials: (server) => [
+			{
+				name: 'Comms Account (e2e retry on fail)',
+				type: 'commsAccountApi',
+				data: {
+					apiKey: sandboxOf(server).credentials.account.unrestricted,
+					baseUrl: sandboxOf(server).accountBaseUrl,
+				},
+			},
+		],
+		workflow: (server, credentialsByType) =>
 			attachCredentials(
 				{
 					name: 'e2e: Retry On Fail does not resend',
@@ -43,7 +45,7 @@ function retryOnFailScenario(attachCredentials) {
 						{
 							id: 'e2e-rof-2',
 							name: 'Two numbers',
-							type: ACCOUNT_NODE_TYPE,
+							type: ACCOUNT_NODE,
 							typeVersion: 1,
 							position: [220, 0],
 							parameters: { resource: 'number', operation: 'getAll', returnAll: false, limit: 2 },
@@ -51,13 +53,13 @@ function retryOnFailScenario(attachCredentials) {
 						{
 							id: 'e2e-rof-3',
 							name: 'Send SMS',
-							type: ACCOUNT_NODE_TYPE,
+							type: ACCOUNT_NODE,
 							typeVersion: 1,
 							position: [440, 0],
 							parameters: {
 								resource: 'sms',
 								operation: 'send',
-								phoneDocId: { __rl: true, mode: 'id', value: sandbox.numbers.main },
+								phoneDocId: { __rl: true, mode: 'id', value: sandboxOf(server).numbers.main },
 								to: `={{ $itemIndex === 0 ? '${CARRIER_REJECTS}' : '${CUSTOMER}' }}`,
 								message: TEXT,
 							},
@@ -74,7 +76,7 @@ function retryOnFailScenario(attachCredentials) {
 					settings: { executionOrder: 'v1' },
 				},
 				credentialsByType,
-				{ [ACCOUNT_NODE_TYPE]: 'commsAccountApi' },
+				{ [ACCOUNT_NODE]: 'commsAccountApi' },
 			),
 		check(view) {
 			const items = view.items('Send SMS');
@@ -84,17 +86,21 @@ function retryOnFailScenario(attachCredentials) {
 				`item 1 is not the carrier's refusal: ${JSON.stringify(items[0]).slice(0, 300)}`,
 			);
 			expect(items[1].to === CUSTOMER, `item 2 is ${JSON.stringify(items[1]).slice(0, 300)}`);
-			const posts = view.server
+			const posts = sandboxOf(view.server)
 				.requests()
 				.filter(
-					(r) => r.method === 'POST' && r.path === '/v1/sms' && r.body && r.body.message === TEXT,
+					(r) =>
+						r.method === 'POST' &&
+						r.path === '/v1/sms' &&
+						(r.body as { message?: string } | null)?.message === TEXT,
 				);
 			const refused = posts.filter((r) => r.status === 502).length;
-			const sent = posts.filter((r) => r.status === 201 && r.body.to === CUSTOMER);
+			const sent = posts.filter(
+				(r) => r.status === 201 && (r.body as { to?: string }).to === CUSTOMER,
+			);
 			expect(refused === 3, `n8n tried the refused SMS ${refused} times, expected 3 (Max Tries)`);
 			expect(sent.length === 1, `the customer got ${sent.length} SMS, expected 1`);
+			log(`  Retry On Fail: ${refused} refused tries, the customer got ${sent.length} SMS`);
 		},
 	};
 }
-
-module.exports = { retryOnFailScenario };

@@ -1,4 +1,3 @@
-'use strict';
 // A scripted OpenAI-compatible chat model on loopback, for n8n's OpenAI Chat Model node (its
 // credential's Base URL points here). It keeps every request, so a check can read exactly what
 // n8n told the model: the tools' names, descriptions and JSON schemas, and each tool result.
@@ -8,16 +7,47 @@
 // model calls that tool with `args`; then it answers `Tool results: <each result>`.
 // Both the plain and the streamed (SSE) forms of /chat/completions are answered.
 
-const http = require('node:http');
+import http from 'node:http';
+import type net from 'node:net';
+import type { Json } from './types.ts';
 
-function textOf(content) {
+interface ChatMessage {
+	role: string;
+	content: Json;
+}
+
+export interface ChatRequest {
+	model: string;
+	stream?: boolean;
+	messages?: ChatMessage[];
+	tools?: Json[];
+}
+
+interface ToolCall {
+	id: string;
+	name: string;
+	arguments: string;
+}
+
+type Turn = { toolCall: ToolCall; content?: undefined } | { toolCall?: undefined; content: string };
+
+export interface ScriptedModel {
+	url: string;
+	requests(): ChatRequest[];
+	conversation(marker: string): ChatRequest[];
+	stop(): Promise<void>;
+}
+
+export function textOf(content: Json): string {
 	if (typeof content === 'string') return content;
 	if (Array.isArray(content))
-		return content.map((part) => (typeof part === 'string' ? part : (part.text ?? ''))).join('');
+		return content
+			.map((part: Json) => (typeof part === 'string' ? part : (part.text ?? '')))
+			.join('');
 	return content == null ? '' : JSON.stringify(content);
 }
 
-function scriptOf(messages) {
+function scriptOf(messages: ChatMessage[]): Json {
 	const user = messages
 		.filter((m) => m.role === 'user' || m.role === 'human')
 		.map((m) => textOf(m.content));
@@ -29,11 +59,11 @@ function scriptOf(messages) {
 }
 
 /** What the model says next: a tool call, or the final answer. */
-function nextTurn(body) {
+function nextTurn(body: ChatRequest): Turn {
 	const messages = body.messages || [];
 	const script = scriptOf(messages);
 	const results = messages.filter((m) => m.role === 'tool').map((m) => textOf(m.content));
-	const tools = (body.tools || []).map((t) => t.function || t);
+	const tools: { name: string }[] = (body.tools || []).map((t) => t.function || t);
 	if (results.length < (script.times ?? 1)) {
 		const tool = tools.find((t) => t.name.includes(script.tool || ''));
 		if (!tool)
@@ -49,7 +79,7 @@ function nextTurn(body) {
 	return { content: `Tool results: ${results.map((r) => `<<${r}>>`).join(' ')}` };
 }
 
-function completion(turn, model) {
+function completion(turn: Turn, model: string) {
 	const message = turn.toolCall
 		? {
 				role: 'assistant',
@@ -73,9 +103,10 @@ function completion(turn, model) {
 	};
 }
 
-function streamed(res, turn, model) {
+function streamed(res: http.ServerResponse, turn: Turn, model: string): void {
 	const base = { id: `chatcmpl-${Date.now()}`, object: 'chat.completion.chunk', created: 0, model };
-	const send = (choice) => res.write(`data: ${JSON.stringify({ ...base, choices: [choice] })}\n\n`);
+	const send = (choice: Json) =>
+		res.write(`data: ${JSON.stringify({ ...base, choices: [choice] })}\n\n`);
 	res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 	if (turn.toolCall) {
 		send({
@@ -105,24 +136,24 @@ function streamed(res, turn, model) {
 	res.end('data: [DONE]\n\n');
 }
 
-async function startScriptedModel() {
-	const requests = [];
+export async function startScriptedModel(): Promise<ScriptedModel> {
+	const requests: ChatRequest[] = [];
 	const server = http.createServer((req, res) => {
-		const chunks = [];
-		req.on('data', (chunk) => chunks.push(chunk));
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
 			try {
-				if (req.method === 'GET' && req.url.endsWith('/models')) {
+				if (req.method === 'GET' && req.url!.endsWith('/models')) {
 					res.writeHead(200, { 'content-type': 'application/json' });
 					res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model' }] }));
 					return;
 				}
-				if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
+				if (req.method !== 'POST' || !req.url!.endsWith('/chat/completions')) {
 					res.writeHead(404, { 'content-type': 'application/json' });
 					res.end(JSON.stringify({ error: { message: `not scripted: ${req.method} ${req.url}` } }));
 					return;
 				}
-				const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+				const body: ChatRequest = JSON.parse(Buffer.concat(chunks).toString('utf8'));
 				requests.push(body);
 				const turn = nextTurn(body);
 				if (body.stream) streamed(res, turn, body.model);
@@ -136,19 +167,17 @@ async function startScriptedModel() {
 			}
 		});
 	});
-	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const url = `http://127.0.0.1:${server.address().port}/v1`;
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/v1`;
 	return {
 		url,
 		/** Every /chat/completions body, in arrival order. */
 		requests: () => requests.slice(),
 		/** The requests of the conversation whose prompt contains `marker`. */
-		conversation: (marker) =>
+		conversation: (marker: string) =>
 			requests.filter((body) =>
 				(body.messages || []).some((m) => textOf(m.content).includes(marker)),
 			),
-		stop: () => new Promise((resolve) => server.close(() => resolve())),
+		stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
 	};
 }
-
-module.exports = { startScriptedModel, textOf };

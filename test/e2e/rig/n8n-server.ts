@@ -1,4 +1,3 @@
-'use strict';
 // A running n8n (`n8n start`) for the end-to-end checks that need one: published workflows
 // with triggers (polling, webhooks) and the editor in a browser. Generic: nothing here knows
 // the Comms API.
@@ -8,21 +7,29 @@
 // over REST (setupOwner); the editor check then signs in through n8n's form, and checks that
 // only need the API use ownerSession().
 
-const { E2eError, log, run } = require('./proc');
+import type { N8nInstall } from './n8n-install.ts';
+import { E2eError, log, run, type RunResult } from './proc.ts';
 
 const START_TIMEOUT_MS = Number(process.env.E2E_N8N_START_TIMEOUT_MS) || 3 * 60 * 1000;
 
-function sleep(ms) {
+export function sleep(ms: number): Promise<void> {
 	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** `n8n start` in the background; resolves once it serves requests. */
-async function startN8n(n8n, env) {
+export interface RunningN8n {
+	url: string;
+	exited: () => Exited | null;
+}
+
+type Exited = RunResult | { error: Error };
+
+export async function startN8n(n8n: N8nInstall, env: NodeJS.ProcessEnv): Promise<RunningN8n> {
 	const url = `http://127.0.0.1:${env.N8N_PORT}`;
-	const lines = [];
-	let exited = null;
+	const lines: string[] = [];
+	let exited = null as Exited | null;
 	const child = run(n8n.node, [n8n.n8nBin, 'start'], {
-		cwd: env.N8N_USER_FOLDER,
+		cwd: env.N8N_USER_FOLDER!,
 		env,
 		capture: false,
 		check: false,
@@ -34,7 +41,7 @@ async function startN8n(n8n, env) {
 			exited = result;
 			lines.push(result.stdout, result.stderr);
 		},
-		(error) => {
+		(error: Error) => {
 			exited = { error };
 		},
 	);
@@ -43,7 +50,10 @@ async function startN8n(n8n, env) {
 		if (exited)
 			throw new E2eError(
 				'n8n start exited before it served requests',
-				[exited.error?.message, ...lines].filter(Boolean).join('\n').slice(-4000),
+				['error' in exited ? exited.error.message : '', ...lines]
+					.filter(Boolean)
+					.join('\n')
+					.slice(-4000),
 			);
 		try {
 			const response = await fetch(`${url}/healthz/readiness`);
@@ -62,7 +72,14 @@ async function startN8n(n8n, env) {
 }
 
 /** The one owner account every live check uses (n8n has a single owner). */
-const OWNER = {
+export interface Owner {
+	email: string;
+	firstName: string;
+	lastName: string;
+	password: string;
+}
+
+export const OWNER: Owner = {
 	email: 'owner@example.com',
 	firstName: 'Owner',
 	lastName: 'E2E',
@@ -73,7 +90,7 @@ const OWNER = {
  * Sets up n8n's owner account over REST (POST /rest/owner/setup), as the set-up form does.
  * An instance whose owner is already set up answers 400; that is fine, the owner is the same.
  */
-async function setupOwner(url, owner = OWNER) {
+export async function setupOwner(url: string, owner: Owner = OWNER): Promise<Owner> {
 	const setup = await fetch(`${url}/rest/owner/setup`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
@@ -87,7 +104,13 @@ async function setupOwner(url, owner = OWNER) {
 }
 
 /** Cookie-authenticated REST calls as the owner (set up here if nobody has yet). */
-async function ownerSession(url, owner = OWNER) {
+/** REST calls as the owner; each resolves to the answer's `data`. */
+export interface OwnerSession {
+	get(path: string): Promise<any>;
+	post(path: string, body: unknown): Promise<any>;
+}
+
+export async function ownerSession(url: string, owner: Owner = OWNER): Promise<OwnerSession> {
 	const json = { 'content-type': 'application/json' };
 	await setupOwner(url, owner);
 	const login = await fetch(`${url}/rest/login`, {
@@ -101,12 +124,12 @@ async function ownerSession(url, owner = OWNER) {
 		.map((c) => String(c).split(';')[0])
 		.join('; ');
 	return {
-		async get(path) {
+		async get(path: string) {
 			const response = await fetch(`${url}${path}`, { headers: { cookie } });
 			if (!response.ok) throw new E2eError(`GET ${path} answered ${response.status}`);
-			return (await response.json()).data;
+			return ((await response.json()) as { data: unknown }).data;
 		},
-		async post(path, body) {
+		async post(path: string, body: unknown) {
 			const response = await fetch(`${url}${path}`, {
 				method: 'POST',
 				headers: { ...json, cookie },
@@ -116,22 +139,24 @@ async function ownerSession(url, owner = OWNER) {
 				throw new E2eError(
 					`POST ${path} answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
 				);
-			return (await response.json()).data;
+			return ((await response.json()) as { data: unknown }).data;
 		},
 	};
 }
 
 /** Polls `probe` until it returns a truthy value or `timeoutMs` passes. */
-async function waitFor(what, probe, { timeoutMs = 60000, intervalMs = 500 } = {}) {
+export async function waitFor<T>(
+	what: string,
+	probe: () => T | Promise<T>,
+	{ timeoutMs = 60000, intervalMs = 500 } = {},
+): Promise<NonNullable<T>> {
 	const began = Date.now();
-	let last;
+	let last: T;
 	for (;;) {
 		last = await probe();
-		if (last) return last;
+		if (last) return last as NonNullable<T>;
 		if (Date.now() - began > timeoutMs)
 			throw new E2eError(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
 		await sleep(intervalMs);
 	}
 }
-
-module.exports = { OWNER, ownerSession, setupOwner, sleep, startN8n, waitFor };

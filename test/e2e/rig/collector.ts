@@ -1,18 +1,31 @@
-'use strict';
 // A loopback HTTP server that keeps every JSON body POSTed to it. Live workflows end in an
 // HTTP Request node that posts each item here, so a check can count exactly which items each
 // execution produced without reading n8n's database.
 
-const http = require('node:http');
+import http from 'node:http';
+import type net from 'node:net';
+import type { Json, WorkflowNode } from './types.ts';
 
-async function startCollector() {
-	const received = [];
+export interface Collected {
+	path: string | undefined;
+	body: Json;
+	at: number;
+}
+
+export interface Collector {
+	url: string;
+	bodies(path: string): Json[];
+	stop(): Promise<void>;
+}
+
+export async function startCollector(): Promise<Collector> {
+	const received: Collected[] = [];
 	const server = http.createServer((req, res) => {
-		const chunks = [];
-		req.on('data', (chunk) => chunks.push(chunk));
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
 			const text = Buffer.concat(chunks).toString('utf8');
-			let body = text;
+			let body: Json = text;
 			try {
 				body = JSON.parse(text);
 			} catch {
@@ -23,18 +36,23 @@ async function startCollector() {
 			res.end('{"ok":true}');
 		});
 	});
-	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const url = `http://127.0.0.1:${server.address().port}`;
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
 	return {
 		url,
 		/** Bodies POSTed to `path`, in arrival order. */
-		bodies: (path) => received.filter((r) => r.path === path).map((r) => r.body),
-		stop: () => new Promise((resolve) => server.close(() => resolve())),
+		bodies: (path: string) => received.filter((r) => r.path === path).map((r) => r.body),
+		stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
 	};
 }
 
 /** An n8n HTTP Request node that POSTs each item's json to the collector at `path`. */
-function collectNode(name, collectorUrlExpression, path, position) {
+export function collectNode(
+	name: string,
+	collectorUrlExpression: string,
+	path: string,
+	position: [number, number],
+): WorkflowNode {
 	return {
 		id: `collect-${path.replace(/\W/g, '')}`,
 		name,
@@ -51,5 +69,3 @@ function collectNode(name, collectorUrlExpression, path, position) {
 		},
 	};
 }
-
-module.exports = { collectNode, startCollector };

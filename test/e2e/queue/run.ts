@@ -1,0 +1,99 @@
+// Real n8n 2.41 in queue mode, end to end (`npm run test:queue`; `npm run build` first).
+//
+// Redis (Debian's redis-server, loopback, no persistence), the sandbox in this process, and n8n
+// from the cache the e2e run installs, in queue mode from one user folder and one SQLite
+// database: a main, two workers and one webhook process, started together (start.ts).
+// Scenarios (figures printed and written to bench/results.json under "queueMode"):
+//   1. Account across workers (scenarios.ts, bursts.ts): two executions of 600 Comms Account SMS Sends on one
+//      key, started together through the webhook process and run by the two workers, against
+//      the sandbox at 600 per 60 s with no Retry-After and ~20 ms latency: 0 failed items,
+//      0 duplicates, first-to-last-accepted within 1.10 of the least the limit allows, 429s
+//      under 5% of the sends, both workers used.
+//   2. Unified on one service: the same with Comms Unified SMS (100 a minute per key), two
+//      executions of 100 on the test key, at the same time as 1.
+//   3. Webhook trigger (webhook-trigger.ts): signed events at the webhook process run on the
+//      workers; forged ones get 401; repeats (also three at once, and one at the main) run once.
+//   4. SMS trigger (sms-trigger.ts; QUEUE_SMS=0 skips it): polls only on the main; a graceful
+//      restart of the main during a burst of inbound SMS loses and repeats nothing.
+// Prints `test:queue: N passed, N failed` last and exits non-zero on any failure.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureN8n, N8N_VERSION } from '../rig/n8n-install.ts';
+import { E2eError, log } from '../rig/proc.ts';
+import { writeResults } from './results.ts';
+import { burstsAndWebhook, smsTrigger, type Figures, type Outcome } from './scenarios.ts';
+import { round, RUN_SMS, TIMEOUT_MS } from './settings.ts';
+import { startQueueMode, type Started } from './start.ts';
+
+async function main(): Promise<void> {
+	const began = Date.now();
+	const outcomes: Outcome[] = [];
+	const figures: Figures = {
+		measuredAt: new Date().toISOString(),
+		n8nVersion: N8N_VERSION,
+		setup:
+			'n8n in queue mode: main (n8n start) + 2 n8n worker (concurrency 10) + 1 n8n webhook, Redis (Debian redis-server, loopback, no persistence), one SQLite database (WAL); the sandbox in the test process on loopback',
+		machine: { cpus: os.cpus().length, platform: `${process.platform}-${process.arch}` },
+	};
+	const n8n = await ensureN8n();
+	const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-queue-'));
+	const logDir = path.join(tempRoot, 'logs');
+	fs.mkdirSync(logDir);
+	const started: Started = { processes: [] };
+	const watchdog = setTimeout(() => {
+		log(`the run took longer than ${TIMEOUT_MS / 1000}s: stopping`);
+		process.stdout.write('test:queue: 0 passed, 1 failed\n');
+		process.exit(1);
+	}, TIMEOUT_MS);
+	watchdog.unref();
+	try {
+		const run = await startQueueMode(n8n, tempRoot, logDir, started);
+		Object.assign(figures, run.figures);
+		await burstsAndWebhook(run, figures, outcomes);
+		if (RUN_SMS) await smsTrigger(run, n8n, logDir, figures, outcomes);
+		else figures.smsTrigger = { skipped: 'QUEUE_SMS=0' };
+		started.processes.push(run.main);
+	} catch (error) {
+		outcomes.push({ name: 'queue-mode run', problems: [error.message] });
+		log(`FAIL: ${error.message}`);
+		if (error.details) process.stderr.write(`${error.details}\n`);
+		else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+	} finally {
+		await Promise.all(started.processes.map((p) => p.stop(20000).catch(() => {})));
+		if (started.redis) await started.redis.stop().catch(() => {});
+		if (started.sandbox) {
+			await started.sandbox.collector?.stop().catch(() => {});
+			await started.sandbox.stop().catch(() => {});
+		}
+		if (process.env.E2E_KEEP === '1') log(`E2E_KEEP=1: leaving ${tempRoot}`);
+		else fs.rmSync(tempRoot, { recursive: true, force: true, maxRetries: 3 });
+	}
+	figures.durationSeconds = round((Date.now() - began) / 1000, 1);
+	figures.passed = outcomes.filter((o) => o.problems.length === 0).map((o) => o.name);
+	figures.failed = outcomes.filter((o) => o.problems.length > 0);
+	if (figures.accountAcrossWorkers || figures.unifiedOneService) writeResults(figures);
+	for (const outcome of outcomes) {
+		if (outcome.problems.length === 0) log(`PASS ${outcome.name}`);
+		else log(`FAIL ${outcome.name}:\n    - ${outcome.problems.join('\n    - ')}`);
+	}
+	log(`the run took ${figures.durationSeconds}s`);
+	const passed = outcomes.filter((o) => o.problems.length === 0).length;
+	process.stdout.write(`test:queue: ${passed} passed, ${outcomes.length - passed} failed\n`);
+	process.exit(outcomes.length > 0 && passed === outcomes.length ? 0 : 1);
+}
+
+if (import.meta.main) {
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+		process.on(signal, () => {
+			log(`${signal}: stopping`);
+			process.stdout.write('test:queue: 0 passed, 1 failed\n');
+			process.exit(130);
+		});
+	main().catch((error) => {
+		process.stderr.write(`test:queue: ${error.stack || error.message}\n`);
+		process.stdout.write('test:queue: 0 passed, 1 failed\n');
+		process.exit(1);
+	});
+}

@@ -1,0 +1,91 @@
+// The queue run's workflows: the two bursts (Webhook -> Code -> send node), the Comms Unified
+// Trigger and the Comms Account Trigger, each trigger ending in a POST to the collector.
+
+import crypto from 'node:crypto';
+import {
+	TEST_NUMBER,
+	triggerWorkflow as liveTriggerWorkflow,
+	type CommsSandbox,
+} from '../comms.ts';
+import { burstWorkflow } from '../rig/executions.ts';
+import type { CredentialRef, Workflow } from '../rig/types.ts';
+
+/** The live suite's trigger workflow, imported here unpublished (the run publishes it itself). */
+function triggerWorkflow(...args: Parameters<typeof liveTriggerWorkflow>): Workflow {
+	const { publish: _publish, ...workflow } = liveTriggerWorkflow(...args);
+	return { ...workflow, active: false };
+}
+
+export type QueueWorkflows = Record<
+	'account' | 'unified' | 'webhookTrigger' | 'smsTrigger',
+	Workflow
+>;
+
+export function workflowsFor(
+	sandbox: CommsSandbox,
+	creds: Record<'account' | 'unified' | 'trigger', CredentialRef>,
+): QueueWorkflows {
+	const account = { id: creds.account.id, name: creds.account.name };
+	const unified = { id: creds.unified.id, name: creds.unified.name };
+	const webhookId = crypto.randomUUID();
+	return {
+		account: burstWorkflow('Queue: Account SMS burst', 'queue-account', {
+			type: 'n8n-nodes-comms-api.commsAccount',
+			typeVersion: 1,
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				phoneDocId: { __rl: true, mode: 'id', value: sandbox.numbers.main },
+				to: TEST_NUMBER,
+				message: '={{ $json.text }}',
+				options: {},
+			},
+			credentials: { commsAccountApi: account },
+		}),
+		unified: burstWorkflow('Queue: Unified SMS burst', 'queue-unified', {
+			type: 'n8n-nodes-comms-api.commsUnified',
+			typeVersion: 1,
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				to: TEST_NUMBER,
+				message: '={{ $json.text }}',
+				options: {},
+			},
+			credentials: { commsUnifiedApi: unified },
+		}),
+		webhookTrigger: Object.assign(
+			triggerWorkflow(
+				'Queue: Unified webhook trigger',
+				{
+					id: crypto.randomUUID(),
+					name: 'On event',
+					type: 'n8n-nodes-comms-api.commsUnifiedTrigger',
+					typeVersion: 1,
+					webhookId,
+					parameters: {
+						events: ['call.completed', 'sms.delivered'],
+						options: { replayWindowSeconds: 3600 },
+					},
+					credentials: { commsUnifiedApi: unified },
+				},
+				sandbox.collector.url,
+				'/events',
+			),
+			{ webhookId },
+		),
+		smsTrigger: triggerWorkflow(
+			'Queue: Account SMS trigger',
+			{
+				id: crypto.randomUUID(),
+				name: 'On SMS',
+				type: 'n8n-nodes-comms-api.commsAccountTrigger',
+				typeVersion: 1,
+				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, options: {} },
+				credentials: { commsAccountApi: { id: creds.trigger.id, name: creds.trigger.name } },
+			},
+			sandbox.collector.url,
+			'/sms',
+		),
+	};
+}
