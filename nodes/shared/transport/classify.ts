@@ -16,7 +16,7 @@ import {
 import { redactSecrets } from '../secrets';
 import type { Attempt, Ending } from './attempt';
 import type { CommsContext, Connection } from './connection';
-import { apiError } from './nodeErrors';
+import { answerError, apiError } from './nodeErrors';
 import { requestTimeoutMs } from './timeout';
 
 /** The error and the causes it wraps (n8n wraps client errors in NodeApiError). */
@@ -124,7 +124,7 @@ export function classifyResponse(
 			);
 		return {
 			kind: 'refused',
-			error: apiError(ctx, connection, attempt.describe(status, body), body, attempt.itemIndex),
+			error: answerError(ctx, connection, attempt, status, body),
 		};
 	}
 	// Not the API's own shape: a proxy's or gateway's page, or not the API at all.

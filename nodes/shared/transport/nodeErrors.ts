@@ -122,6 +122,17 @@ export function unknownOutcomeError(
 	return error;
 }
 
+/** The error of an answer, as the request's API describes its status and body. */
+export function answerError(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	status: number,
+	body: unknown,
+): NodeApiError {
+	return apiError(ctx, connection, attempt.describe(status, body), body, attempt.itemIndex);
+}
+
 /** The error a request ends with when it will not be tried again. */
 export function finalError(
 	ctx: CommsContext,
@@ -146,24 +157,12 @@ export function finalError(
 			if (ending.retryAfterMs) error.context.retryAfterMs = ending.retryAfterMs;
 			return error;
 		}
-		return apiError(
-			ctx,
-			connection,
-			attempt.describe(ending.status, ending.body),
-			ending.body,
-			attempt.itemIndex,
-		);
+		return answerError(ctx, connection, attempt, ending.status, ending.body);
 	}
 	if (ending.kind === 'unknown' && (why === 'unknownOutcome' || attempt.method !== 'GET'))
 		return unknownOutcomeError(ctx, connection, attempt, ending, '', attempt.check);
 	if (ending.kind === 'unknown' && ending.status !== undefined)
-		return apiError(
-			ctx,
-			connection,
-			attempt.describe(ending.status, ending.body),
-			ending.body,
-			attempt.itemIndex,
-		);
+		return answerError(ctx, connection, attempt, ending.status, ending.body);
 	const where = redactSecrets(connection.url, connection.secrets);
 	const message =
 		ending.code === 'ETIMEDOUT' && ending.kind === 'unknown'
