@@ -1,7 +1,7 @@
 /**
  * The look-ups an Account API write passes to the transport, so that a send whose outcome is
  * unknown is looked up in the history before anything else (see `recovery.ts` for the
- * matching and `transport.ts` for when it happens).
+ * matching and `transport/` for when it happens).
  */
 import type { IDataObject } from 'n8n-workflow';
 

@@ -226,7 +226,9 @@ describe('one state for every node of the installed package', () => {
 			sharedLimiter(scope: string, limit: RateLimit): RateLimiter;
 			ACCOUNT_LIMIT: RateLimit;
 		};
-		const transport = require(path.join(installed, 'dist', 'nodes', 'shared', 'transport.js')) as {
+		const transport = require(
+			path.join(installed, 'dist', 'nodes', 'shared', 'transport', 'index.js'),
+		) as {
 			limiterScope: typeof limiterScope;
 		};
 		const scope = transport.limiterScope('account', apiKey, baseUrl);
@@ -273,7 +275,7 @@ describe('one state for every node of the installed package', () => {
 	it('reaches the test-only setters from nothing it runs', () => {
 		const setters: Record<string, string> = {
 			setSharedLimit: 'dist/nodes/shared/pacing.js',
-			setRequestTimeout: 'dist/nodes/shared/transport.js',
+			setRequestTimeout: 'dist/nodes/shared/transport/timeout.js',
 		};
 		for (const [setter, definedIn] of Object.entries(setters)) {
 			const mentioning = distJs().filter((file) => read(file).includes(setter));

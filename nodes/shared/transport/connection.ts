@@ -1,0 +1,101 @@
+/**
+ * Reading a node's credential: the key's prefix and the HTTPS rule (HTTPS, or plain HTTP to a
+ * loopback address only) are checked once per node run, and the key's pacing scope is derived.
+ */
+import { createHash } from 'node:crypto';
+import type {
+	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	ILoadOptionsFunctions,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import {
+	assertAccountKey,
+	assertSafeUrl,
+	assertUnifiedKey,
+	canonicalAddress,
+} from '../credentialRules';
+import type { UnifiedService } from '../pacing';
+
+export type CommsContext =
+	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;
+
+export const ACCOUNT_CREDENTIAL = 'commsAccountApi';
+export const UNIFIED_CREDENTIAL = 'commsUnifiedApi';
+
+export interface Connection {
+	credentialType: string;
+	url: string;
+	secrets: string[];
+	scope: string;
+}
+
+/** Credentials are read and checked once per node run, not once per item. */
+const connections = new WeakMap<object, Map<string, Promise<Connection>>>();
+
+function fingerprint(...parts: string[]): string {
+	return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16);
+}
+
+/**
+ * The pacing scope of a key at an address: the API's limits are per key. The address is
+ * canonical first, so `https://API.example.com` and `https://api.example.com:443/` share one.
+ */
+export function limiterScope(
+	api: 'account' | 'unified',
+	key: string,
+	url: string,
+	service?: UnifiedService,
+): string {
+	const base = `${api}:${fingerprint(key, canonicalAddress(url))}`;
+	return service ? `${base}:${service}` : base;
+}
+
+function parseConnection(
+	credentialType: string,
+	credentials: ICredentialDataDecryptedObject,
+): Connection {
+	if (credentialType === ACCOUNT_CREDENTIAL) {
+		const key = assertAccountKey(credentials.apiKey);
+		const url = canonicalAddress(assertSafeUrl(credentials.baseUrl, 'Base URL'));
+		return { credentialType, url, secrets: [key], scope: limiterScope('account', key, url) };
+	}
+	const { key } = assertUnifiedKey(credentials.apiKey);
+	const url = canonicalAddress(assertSafeUrl(credentials.endpointUrl, 'Endpoint URL'));
+	const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+	return {
+		credentialType,
+		url,
+		secrets: [key, secret].filter(Boolean),
+		scope: limiterScope('unified', key, url),
+	};
+}
+
+async function readConnection(ctx: CommsContext, credentialType: string): Promise<Connection> {
+	const credentials = await ctx.getCredentials(credentialType);
+	try {
+		return parseConnection(credentialType, credentials);
+	} catch (error) {
+		// Only credential rules throw here; their messages never contain the key.
+		throw new NodeOperationError(ctx.getNode(), (error as Error).message, {
+			description: 'Fix the credential. This node sent no request.',
+		});
+	}
+}
+
+export function getConnection(ctx: CommsContext, credentialType: string): Promise<Connection> {
+	let perContext = connections.get(ctx);
+	if (!perContext) {
+		perContext = new Map();
+		connections.set(ctx, perContext);
+	}
+	let connection = perContext.get(credentialType);
+	if (!connection) {
+		connection = readConnection(ctx, credentialType);
+		perContext.set(credentialType, connection);
+	}
+	return connection;
+}

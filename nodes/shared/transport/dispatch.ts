@@ -1,0 +1,85 @@
+/**
+ * Sending one attempt: a place under the key's rate limit, then the request through n8n's
+ * `httpRequestWithAuthentication`, bounded as a whole by the timeout; what it teaches the
+ * limiter, the circuit breaker and the server's clock.
+ */
+import type { IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
+
+import { systemClock } from '../clock';
+import type { ReleaseResult } from '../pacing';
+import { serverClockOf } from '../recovery';
+import { BREAKER_OPEN_TIMEOUTS } from '../retry';
+import type { Attempt } from './attempt';
+import { breaker } from './breaker';
+import type { CommsContext, Connection } from './connection';
+import { serverClocks } from './serverClock';
+import { requestTimeoutMs } from './timeout';
+
+export function cancelSignal(ctx: CommsContext): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+}
+
+/** A context whose cancel signal is `signal`: n8n gives every request the execution's own cancel signal, replacing the request's. */
+function withCancelSignal(ctx: CommsContext, signal: AbortSignal): CommsContext {
+	if (!('getExecutionCancelSignal' in ctx)) return ctx;
+	return Object.create(ctx, { getExecutionCancelSignal: { value: () => signal } }) as CommsContext;
+}
+
+/** One attempt: a place under the key's limit, then the request, bounded as a whole by the timeout. */
+export async function dispatch(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	cancel: AbortSignal | undefined,
+) {
+	const release = await attempt.limiter.acquire(cancel);
+	const deadline = new AbortController();
+	const stopTimer = systemClock.setTimer(() => deadline.abort(), requestTimeoutMs());
+	const signal = cancel ? AbortSignal.any([cancel, deadline.signal]) : deadline.signal;
+	const options: IHttpRequestOptions = {
+		method: attempt.method,
+		url: attempt.url,
+		qs: attempt.qs,
+		body: attempt.body?.(),
+		json: true,
+		timeout: requestTimeoutMs(),
+		abortSignal: signal,
+		ignoreHttpStatusErrors: true,
+		returnFullResponse: true,
+		// Neither API redirects; following one could carry the key to another host or to plain http.
+		disableFollowRedirect: true,
+	};
+	const sentAtWallMs = Date.now();
+	// How the limiter learns what the server made of it: a 429 says the key's window is full.
+	let result: ReleaseResult = 'unknown';
+	try {
+		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
+			withCancelSignal(ctx, signal),
+			connection.credentialType,
+			options,
+		)) as IN8nHttpFullResponse;
+		result =
+			response.statusCode !== 429
+				? 'accepted'
+				: response.headers?.['retry-after'] === undefined
+					? 'rateLimited'
+					: 'deferred';
+		breaker.answered(connection.scope);
+		const clock = serverClockOf(response.headers?.date, sentAtWallMs, Date.now());
+		// Without a Date header (a gateway may strip it), the latest one known still holds.
+		if (clock) serverClocks.set(connection.scope, clock);
+		return { response, sentAtWallMs, failure: undefined, timedOut: false };
+	} catch (failure) {
+		const timedOut = deadline.signal.aborted && !cancel?.aborted;
+		if (timedOut)
+			breaker.timedOut(
+				connection.scope,
+				systemClock.now(),
+				BREAKER_OPEN_TIMEOUTS * requestTimeoutMs(),
+			);
+		return { response: undefined, sentAtWallMs, failure, timedOut };
+	} finally {
+		stopTimer();
+		release(result);
+	}
+}

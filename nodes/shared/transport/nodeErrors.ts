@@ -1,0 +1,179 @@
+/**
+ * The NodeApiErrors a request ends with: the API's own refusal, a plain one with our code,
+ * the circuit breaker's, and a write's whose outcome is unknown; all cleared of secrets.
+ */
+import { type JsonObject, NodeApiError } from 'n8n-workflow';
+
+import { systemClock } from '../clock';
+import type { ErrorDescription } from '../errors';
+import { DEFAULT_RETRY } from '../retry';
+import { redactSecrets } from '../secrets';
+import type { Attempt, Ending } from './attempt';
+import { breaker } from './breaker';
+import type { CommsContext, Connection } from './connection';
+import { requestTimeoutMs } from './timeout';
+
+export function humanDuration(ms: number): string {
+	const seconds = Math.ceil(ms / 1000);
+	if (seconds < 120) return `${seconds} seconds`;
+	const minutes = Math.round(seconds / 60);
+	if (minutes < 120) return `${minutes} minutes`;
+	const hours = Math.round(minutes / 60);
+	if (hours < 48) return `${hours} hours`;
+	return `${Math.round(hours / 24)} days`;
+}
+
+export function apiError(
+	ctx: CommsContext,
+	connection: Connection,
+	found: ErrorDescription,
+	body: unknown,
+	itemIndex?: number,
+): NodeApiError {
+	const safe = redactSecrets({ found, body }, connection.secrets);
+	const response = (
+		safe.body && typeof safe.body === 'object'
+			? safe.body
+			: { message: String(safe.body ?? '').slice(0, 300) }
+	) as JsonObject;
+	const error = new NodeApiError(ctx.getNode(), response, {
+		message: safe.found.message,
+		description: safe.found.description,
+		httpCode: String(found.httpStatus),
+		itemIndex,
+	});
+	// NodeApiError swaps messages that mention common codes (ECONNRESET, ...) for generic ones.
+	error.message = safe.found.message;
+	error.context.apiCode = safe.found.apiCode;
+	if (safe.found.topUpUrl) error.context.topUpUrl = safe.found.topUpUrl;
+	if (safe.found.carrierCode) error.context.carrierCode = safe.found.carrierCode;
+	return error;
+}
+
+function plainError(
+	ctx: CommsContext,
+	connection: Connection,
+	message: string,
+	description: string,
+	apiCode: string,
+	itemIndex?: number,
+	httpCode?: number,
+): NodeApiError {
+	const safeMessage = redactSecrets(message, connection.secrets);
+	const error = new NodeApiError(ctx.getNode(), { message: apiCode } as JsonObject, {
+		message: safeMessage,
+		description: redactSecrets(description, connection.secrets),
+		httpCode: httpCode === undefined ? undefined : String(httpCode),
+		itemIndex,
+	});
+	error.message = safeMessage;
+	error.context.apiCode = apiCode;
+	return error;
+}
+
+/** The error of a request not sent because the key's circuit is open (see `TimeoutBreaker`). */
+export function notAnsweringError(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	openUntil: number,
+): NodeApiError {
+	const where = redactSecrets(connection.url, connection.secrets);
+	const seconds = Math.round(requestTimeoutMs() / 100) / 10;
+	return plainError(
+		ctx,
+		connection,
+		`The ${attempt.apiName} at ${where} accepted the last ${breaker.threshold} requests with this key and did not answer any of them within ${seconds} seconds, so the node stops sending to it for ${humanDuration(openUntil - systemClock.now())}. This item was not sent.`,
+		'Check that the service is up and answering. The items whose request timed out have their own error, which says whether they were carried out; run again only the items that were not sent.',
+		'NOT_ANSWERING',
+		attempt.itemIndex,
+	);
+}
+
+/**
+ * The error of a write that may or may not have been carried out: what happened, that it was
+ * not sent again, and what to check before doing it again (`check`, when the caller knows).
+ */
+export function unknownOutcomeError(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	ending: Extract<Ending, { kind: 'unknown' }>,
+	lookedUp = '',
+	check = 'check whether it was',
+): NodeApiError {
+	const reason = ending.reason.charAt(0).toUpperCase() + ending.reason.slice(1);
+	const message = `${reason}, so it is unknown whether ${attempt.action}. ${lookedUp ? `${lookedUp} ` : ''}It was not sent again, to avoid doing it twice: ${check} before running this item again.`;
+	const description =
+		ending.status === undefined
+			? 'Check the address in the credential and that the service is reachable from n8n.'
+			: attempt.describe(ending.status, ending.body).description;
+	const error = plainError(
+		ctx,
+		connection,
+		message,
+		description,
+		ending.code,
+		attempt.itemIndex,
+		ending.status,
+	);
+	// Read by items.ts: an item whose outcome is unknown is listed, and never run again.
+	error.context.outcome = 'unknown';
+	return error;
+}
+
+/** The error of an answer, as the request's API describes its status and body. */
+export function answerError(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	status: number,
+	body: unknown,
+): NodeApiError {
+	return apiError(ctx, connection, attempt.describe(status, body), body, attempt.itemIndex);
+}
+
+/** The error a request ends with when it will not be tried again. */
+export function finalError(
+	ctx: CommsContext,
+	connection: Connection,
+	attempt: Attempt,
+	ending: Exclude<Ending, { kind: 'success' | 'refused' }>,
+	why: 'attempts' | 'waitTooLong' | 'unknownOutcome',
+): NodeApiError {
+	if (ending.kind === 'rateLimited') {
+		if (why === 'waitTooLong') {
+			const asked = humanDuration(ending.retryAfterMs ?? 0);
+			const error = plainError(
+				ctx,
+				connection,
+				`The ${attempt.apiName} is refusing requests for now (HTTP 429) and asked to wait ${asked} before the next one (Retry-After), longer than the ${humanDuration(attempt.maxWaitMs ?? DEFAULT_RETRY.maxWaitMs)} the node waits. This item was not carried out (a 429 is a refusal): send it again later.`,
+				`The rate limit of this API key was exceeded. The server asked for a pause of ${asked}.`,
+				'RATE_LIMITED',
+				attempt.itemIndex,
+				429,
+			);
+			// For n8n's poll backoff: the wait the server asked for.
+			if (ending.retryAfterMs) error.context.retryAfterMs = ending.retryAfterMs;
+			return error;
+		}
+		return answerError(ctx, connection, attempt, ending.status, ending.body);
+	}
+	if (ending.kind === 'unknown' && (why === 'unknownOutcome' || attempt.method !== 'GET'))
+		return unknownOutcomeError(ctx, connection, attempt, ending, '', attempt.check);
+	if (ending.kind === 'unknown' && ending.status !== undefined)
+		return answerError(ctx, connection, attempt, ending.status, ending.body);
+	const where = redactSecrets(connection.url, connection.secrets);
+	const message =
+		ending.code === 'ETIMEDOUT' && ending.kind === 'unknown'
+			? `The ${attempt.apiName} at ${where} did not answer within ${Math.round(requestTimeoutMs() / 1000)} seconds, after retrying.`
+			: `Could not reach the ${attempt.apiName} at ${where} (${ending.code}).`;
+	return plainError(
+		ctx,
+		connection,
+		message,
+		'Check the address in the credential and that the service is reachable from n8n.',
+		ending.code,
+		attempt.itemIndex,
+	);
+}
