@@ -11,7 +11,7 @@
 //   execution start, the package's load time and packed size.
 //
 // Writes bench/results.json (keeping the "queueMode" figures `npm run test:queue` writes there)
-// and bench/results.md, the table the README quotes; prints the table. Exits non-zero if any
+// and bench/results.md, the table docs/benchmarks.md quotes; prints the table. Exits non-zero if any
 // of our runs failed, lost or duplicated an item; a figure that misses its speed target is
 // reported in the table, not failed on (speed depends on the machine).
 'use strict';

@@ -54,7 +54,7 @@ export function assertUnifiedKey(apiKey: unknown): { key: string; mode: UnifiedK
 }
 
 /**
- * Whether a host is this machine, as the README promises: `localhost`, 127.0.0.0/8, `::1`, and
+ * Whether a host is this machine, as docs/nodes.md (the credentials) promises: `localhost`, 127.0.0.0/8, `::1`, and
  * the IPv4-mapped loopback as the URL parser gives it (`[::ffff:127.0.0.1]` becomes
  * `[::ffff:7f00:1]`). Nothing else: `evil.localhost` is a name a resolver may send anywhere.
  */
