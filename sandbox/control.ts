@@ -149,7 +149,15 @@ function idOf(item: TrackedItem): string {
 function unifiedRecordView(
 	item: Extract<TrackedItem, { kind: 'unifiedCall' | 'unifiedSms' | 'unifiedEmail' }>,
 ): Record<string, unknown> {
-	const { lifecycle, seq, settled, keyMask, costUnits, createdAtMs, ...fields } = item;
+	const {
+		lifecycle,
+		seq: _seq,
+		settled: _settled,
+		keyMask,
+		costUnits,
+		createdAtMs,
+		...fields
+	} = item;
 	return {
 		...fields,
 		apiKey: keyMask,
