@@ -291,7 +291,7 @@ export interface ControlEndpoint {
 	query: readonly string[];
 }
 
-export function controlIndex(): ControlEndpoint[] {
+function controlIndex(): ControlEndpoint[] {
 	return ROUTES.map((r) => ({
 		method: r.method,
 		path: `${CONTROL_PREFIX}${r.path}`,
