@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
-import { recentSentSms, sentSmsLookup } from '../../../shared/lookups';
+import { recentSentSms, sentSmsLookup } from '../../../shared/accountLookups';
 import { accountApiRequest } from '../../../shared/transport';
 import {
 	defaultCountryOption,
