@@ -3,6 +3,7 @@
  */
 import type { JsonReply, ParsedRequest } from './http';
 import { isPlainObject } from './http';
+import type { SandboxControl } from './control';
 import {
 	ADVANCE_OPTIONS,
 	BALANCE_FIELDS,
@@ -13,8 +14,7 @@ import {
 	choice,
 	knownFields,
 	nonNegativeInteger,
-	type SandboxControl,
-} from './control';
+} from './control-input';
 
 export const CONTROL_PREFIX = '/_sandbox';
 
