@@ -38,7 +38,7 @@ async function startReceiver() {
 	};
 }
 
-/** A call made through the Unified API with `webhookUrl`, completed: its call.completed event. */
+/** A call made through the Unified API, its events sent to a receiver here: its call.completed. */
 async function callCompletedEvent(sandbox: Sandbox): Promise<ReceivedWebhook> {
 	const receiver = await startReceiver();
 	try {

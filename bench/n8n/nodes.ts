@@ -1,5 +1,6 @@
 // The nodes the real-n8n benchmarks run, as workflow JSON: our send nodes, n8n's HTTP Request
-// node doing the same send, and a trigger followed by a no-op for the webhook timings.
+// node doing the same send, and the webhook triggers (ours, n8n's Webhook node), each followed
+// by a no-op for the webhook timings.
 
 import crypto from 'node:crypto';
 import type { Sandbox } from '../../sandbox/index.ts';
@@ -102,6 +103,38 @@ export function unifiedNode(service: UnifiedService, credential: CredentialRef):
 		typeVersion: 1,
 		parameters: { ...UNIFIED_PARAMETERS[service], options: {} },
 		credentials: { commsUnifiedApi: credential },
+	};
+}
+
+/** The Comms Unified Trigger on two events, with the Unified credential (its webhook secret). */
+export function unifiedTriggerNode(credential: CredentialRef): TriggerNode {
+	return {
+		id: crypto.randomUUID(),
+		name: 'On event',
+		type: 'n8n-nodes-comms-api.commsUnifiedTrigger',
+		typeVersion: 1,
+		webhookId: crypto.randomUUID(),
+		parameters: { events: ['call.completed', 'sms.delivered'], options: {} },
+		credentials: { commsUnifiedApi: credential },
+	};
+}
+
+/** n8n's Webhook node on POST /webhook/`path`, answering at once; with Header Auth if given. */
+export function webhookNode(path: string, headerAuth?: CredentialRef): TriggerNode {
+	return {
+		id: crypto.randomUUID(),
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: crypto.randomUUID(),
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			...(headerAuth ? { authentication: 'headerAuth' } : {}),
+			responseMode: 'onReceived',
+			options: {},
+		},
+		...(headerAuth ? { credentials: { httpHeaderAuth: headerAuth } } : {}),
 	};
 }
 

@@ -2,7 +2,6 @@
 // window and its own limiter scope in n8n), the credentials pointing at them, and the workflows
 // n8n imports: the burst workflows (Webhook -> Code -> send node) and the webhook triggers.
 
-import crypto from 'node:crypto';
 import { sandboxModule } from '../build.ts';
 import type { Sandbox, SettingsPatch } from '../../sandbox/index.ts';
 import { burstWorkflow } from '../../test/e2e/rig/executions.ts';
@@ -13,7 +12,10 @@ import {
 	sendAccountNode,
 	triggerWorkflow,
 	unifiedNode,
+	unifiedTriggerNode,
+	webhookNode,
 	type SendNode,
+	type TriggerNode,
 	type UnifiedService,
 } from './nodes.ts';
 
@@ -96,60 +98,31 @@ export function prepare(sandboxes: Sandboxes) {
 	burst('instantHttp', httpRequestNode(sandboxes.instantHttp, headerCredential('instantHttp')));
 	for (const service of UNIFIED_SERVICES)
 		burst(`unified-${service}`, unifiedNode(service, unifiedCredential));
-	const webhookId = crypto.randomUUID();
-	workflows.verified = {
-		...triggerWorkflow('Bench: webhook trigger (verified)', {
-			id: crypto.randomUUID(),
-			name: 'On event',
-			type: 'n8n-nodes-comms-api.commsUnifiedTrigger',
-			typeVersion: 1,
-			webhookId,
-			parameters: { events: ['call.completed', 'sms.delivered'], options: {} },
-			credentials: { commsUnifiedApi: unifiedCredential },
-		}),
-		id: n8nId(),
-		webhookPath: `${webhookId}/webhook`,
+	const trigger = (key: string, name: string, node: TriggerNode, webhookPath: string) => {
+		workflows[key] = { ...triggerWorkflow(name, node), id: n8nId(), webhookPath };
 	};
-	workflows.plain = {
-		...triggerWorkflow("Bench: n8n's Webhook node (no verification)", {
-			id: crypto.randomUUID(),
-			name: 'Webhook',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			webhookId: crypto.randomUUID(),
-			parameters: {
-				httpMethod: 'POST',
-				path: 'bench-plain',
-				responseMode: 'onReceived',
-				options: {},
-			},
-		}),
-		id: n8nId(),
-		webhookPath: 'bench-plain',
-	};
-	workflows.headerAuth = {
-		...triggerWorkflow("Bench: n8n's Webhook node with Header Auth", {
-			id: crypto.randomUUID(),
-			name: 'Webhook',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			webhookId: crypto.randomUUID(),
-			parameters: {
-				httpMethod: 'POST',
-				path: 'bench-header-auth',
-				authentication: 'headerAuth',
-				responseMode: 'onReceived',
-				options: {},
-			},
-			credentials: {
-				httpHeaderAuth: credential('httpHeaderAuth', 'Bench webhook header', {
-					name: 'x-signature',
-					value: WEBHOOK_HEADER_VALUE,
-				}),
-			},
-		}),
-		id: n8nId(),
-		webhookPath: 'bench-header-auth',
-	};
+	const verified = unifiedTriggerNode(unifiedCredential);
+	trigger(
+		'verified',
+		'Bench: webhook trigger (verified)',
+		verified,
+		`${verified.webhookId}/webhook`,
+	);
+	trigger(
+		'plain',
+		"Bench: n8n's Webhook node (no verification)",
+		webhookNode('bench-plain'),
+		'bench-plain',
+	);
+	const headerAuth = credential('httpHeaderAuth', 'Bench webhook header', {
+		name: 'x-signature',
+		value: WEBHOOK_HEADER_VALUE,
+	});
+	trigger(
+		'headerAuth',
+		"Bench: n8n's Webhook node with Header Auth",
+		webhookNode('bench-header-auth', headerAuth),
+		'bench-header-auth',
+	);
 	return { credentials, workflows };
 }
