@@ -34,7 +34,8 @@ export default defineConfig(
 		},
 	},
 	{
-		// CommonJS files (build scripts, configs) load their modules with require.
+		// CommonJS files (build scripts, configs) load their modules with require; test/e2e/ and
+		// bench/ are ES modules (their package.json says so).
 		files: ['**/*.js', '**/*.cjs'],
 		ignores: ['test/e2e/**', 'bench/**'],
 		languageOptions: { sourceType: 'commonjs' },
