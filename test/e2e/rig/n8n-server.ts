@@ -8,13 +8,11 @@
 // only need the API use ownerSession().
 
 import type { N8nInstall } from './n8n-install.ts';
-import { E2eError, log, run, type RunResult } from './proc.ts';
+import { E2eError, log, run, sleep, type RunResult } from './proc.ts';
+
+export { sleep } from './proc.ts';
 
 const START_TIMEOUT_MS = Number(process.env.E2E_N8N_START_TIMEOUT_MS) || 3 * 60 * 1000;
-
-export function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** `n8n start` in the background; resolves once it serves requests. */
 export interface RunningN8n {
@@ -159,4 +157,19 @@ export async function waitFor<T>(
 			throw new E2eError(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
 		await sleep(intervalMs);
 	}
+}
+
+/**
+ * Waits until n8n serves the production webhook at `url`: a GET to a registered POST-only
+ * webhook answers "Did you mean to make a POST request?", an unregistered one a plain 404.
+ */
+export async function waitForProductionWebhook(url: string, timeoutMs = 60000): Promise<void> {
+	await waitFor(
+		`the production webhook ${url}`,
+		async () => {
+			const probe = await fetch(url).catch(() => null);
+			return probe !== null && (probe.status !== 404 || /POST request/i.test(await probe.text()));
+		},
+		{ timeoutMs },
+	);
 }

@@ -13,7 +13,8 @@ import {
 	sandboxOf,
 } from '../comms.ts';
 import { log } from '../rig/proc.ts';
-import type { ExecutionView, Scenario } from '../rig/suite.ts';
+import type { ExecutionView } from '../rig/execution-view.ts';
+import type { Scenario } from '../rig/execute-scenarios.ts';
 import type { Json } from '../rig/types.ts';
 
 /** Checks the run of examples/account-send-sms.json against the sandbox. */

@@ -10,7 +10,7 @@ import {
 	sandboxOf,
 } from '../comms.ts';
 import { log } from '../rig/proc.ts';
-import type { Scenario } from '../rig/suite.ts';
+import type { Scenario } from '../rig/execute-scenarios.ts';
 
 const CARRIER_REJECTS = '+447700900502';
 const CUSTOMER = '+447700900123';

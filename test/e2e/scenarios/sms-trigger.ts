@@ -11,7 +11,7 @@ import {
 } from '../comms.ts';
 import { sleep, waitFor } from '../rig/n8n-server.ts';
 import { log } from '../rig/proc.ts';
-import type { LiveScenario } from '../rig/suite.ts';
+import type { LiveScenario } from '../rig/live-scenarios.ts';
 import type { Json } from '../rig/types.ts';
 
 function smsPolls(sandbox: CommsSandbox) {

@@ -6,7 +6,7 @@ import { expect, type CommsSandbox } from '../../comms.ts';
 import { collectNode } from '../../rig/collector.ts';
 import type { N8nInstall } from '../../rig/n8n-install.ts';
 import { log } from '../../rig/proc.ts';
-import { startLogged, waitReady } from '../../rig/queue-processes.ts';
+import { startLogged, waitReady } from '../../rig/logged-process.ts';
 import type { CredentialRef, Json, Workflow, WorkflowNode } from '../../rig/types.ts';
 
 const TRIGGER_TYPE = 'n8n-nodes-comms-api.commsAccountTrigger';

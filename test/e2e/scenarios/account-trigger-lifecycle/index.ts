@@ -14,7 +14,8 @@ import { expect, sandboxOf } from '../../comms.ts';
 import { ownerSession, sleep, waitFor } from '../../rig/n8n-server.ts';
 import { ensureN8n } from '../../rig/n8n-install.ts';
 import { log } from '../../rig/proc.ts';
-import { n8nEnvironment, type LiveContext, type LiveScenario } from '../../rig/suite.ts';
+import type { LiveContext, LiveScenario } from '../../rig/live-scenarios.ts';
+import { n8nEnvironment } from '../../rig/n8n-environment.ts';
 import type { Json } from '../../rig/types.ts';
 import {
 	accountPost,

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { expect, sandboxOf } from '../../comms.ts';
 import { waitFor } from '../../rig/n8n-server.ts';
 import { log } from '../../rig/proc.ts';
-import type { LiveScenario } from '../../rig/suite.ts';
+import type { LiveScenario } from '../../rig/live-scenarios.ts';
 import type { Workflow } from '../../rig/types.ts';
 import { agentToolChecks } from './agent-tools.ts';
 import { sendAndWaitChecks } from './send-and-wait.ts';
