@@ -9,7 +9,7 @@ import { REPO, type CommsSandbox } from '../comms.ts';
 import { installCommunityPackage } from '../rig/community-package.ts';
 import { executionReader } from '../rig/executions.ts';
 import { uniquePort } from '../rig/logged-process.ts';
-import { n8nEnvironment } from '../rig/n8n-environment.ts';
+import { DURABLE_POLL_ENV, n8nEnvironment } from '../rig/n8n-environment.ts';
 import { importIntoN8n, n8nId, publishWorkflows } from '../rig/n8n-import.ts';
 import type { N8nInstall } from '../rig/n8n-install.ts';
 import { ownerSession, waitForProductionWebhook } from '../rig/n8n-server.ts';
@@ -17,7 +17,7 @@ import { packPackage } from '../rig/pack-package.ts';
 import { log } from '../rig/proc.ts';
 import * as rig from '../rig/queue-processes.ts';
 import { startQueueSandbox } from './sandbox.ts';
-import { DURABLE_CURSORS, DURABLE_CURSORS_ENV, round, RUN_SMS } from './settings.ts';
+import { DURABLE_CURSORS, round, RUN_SMS } from './settings.ts';
 import type { Lifetime } from './sms-polls.ts';
 import { credentialsFor, workflowsFor } from './workflows.ts';
 
@@ -78,7 +78,7 @@ export async function startQueueMode(
 	// -- n8n in queue mode: main, two workers, one webhook process, together -------------
 	const queueEnv = {
 		...rig.queueEnvironment(baseEnv, redis),
-		...(DURABLE_CURSORS ? DURABLE_CURSORS_ENV : {}),
+		...(DURABLE_CURSORS ? DURABLE_POLL_ENV : {}),
 	};
 	// The e2e environment's ports (the main's, and the broker port the CLI commands used) are
 	// taken; every other port of the run comes from uniquePort().

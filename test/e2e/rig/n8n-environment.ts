@@ -51,3 +51,14 @@ export async function n8nEnvironment(
 	});
 	return env;
 }
+
+/**
+ * n8n 2.41's other poll path: the durable scheduler with durable poll cursors (they need the
+ * scheduler and the workflow publication service too).
+ */
+export const DURABLE_POLL_ENV: NodeJS.ProcessEnv = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+};

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+	accountCredential,
 	ACCOUNT_CREDENTIAL_TYPE,
 	ACCOUNT_NODE_TYPE,
 	attachCredentials,
@@ -103,19 +104,7 @@ export function accountSendSmsScenario(repo: string): Scenario {
 	const file = path.join(repo, 'examples', 'account-send-sms.json');
 	return {
 		name: 'examples/account-send-sms.json (Comms Account: numbers getAll, sms send, against the sandbox)',
-		credentials: (server) => {
-			const sandbox = sandboxOf(server);
-			return [
-				{
-					name: 'Comms Account (e2e sandbox)',
-					type: ACCOUNT_CREDENTIAL_TYPE,
-					data: {
-						apiKey: sandbox.credentials.account.unrestricted,
-						baseUrl: sandbox.accountBaseUrl,
-					},
-				},
-			];
-		},
+		credentials: (server) => [accountCredential(sandboxOf(server), 'Comms Account (e2e sandbox)')],
 		workflow: (_server, credentialsByType) =>
 			attachCredentials(JSON.parse(fs.readFileSync(file, 'utf8')), credentialsByType, {
 				[ACCOUNT_NODE_TYPE]: ACCOUNT_CREDENTIAL_TYPE,

@@ -2,7 +2,7 @@
 // reaches the workflow; SMS arriving afterwards each reach it exactly once, over more than one poll.
 
 import {
-	ACCOUNT_CREDENTIAL_TYPE,
+	accountCredential,
 	expect,
 	sandboxOf,
 	SMS_TRIGGER_TYPE,
@@ -22,16 +22,7 @@ function smsPolls(sandbox: CommsSandbox) {
 
 export const smsTriggerScenario: LiveScenario = {
 	name: 'Comms Account Trigger in a running n8n: each new SMS starts the workflow once, history does not',
-	credentials: (server) => {
-		const sandbox = sandboxOf(server);
-		return [
-			{
-				name: 'Comms Account (live)',
-				type: ACCOUNT_CREDENTIAL_TYPE,
-				data: { apiKey: sandbox.credentials.account.unrestricted, baseUrl: sandbox.accountBaseUrl },
-			},
-		];
-	},
+	credentials: (server) => [accountCredential(sandboxOf(server), 'Comms Account (live)')],
 	workflows: (server, credentials) => {
 		const sandbox = sandboxOf(server);
 		// History that must not flood the workflow on activation.
