@@ -9,6 +9,7 @@
 
 import type { N8nInstall } from './n8n-install.ts';
 import { E2eError, log, run, sleep, type RunResult } from './proc.ts';
+import type { Json } from './types.ts';
 
 export { sleep } from './proc.ts';
 
@@ -101,11 +102,13 @@ export async function setupOwner(url: string, owner: Owner = OWNER): Promise<Own
 	return owner;
 }
 
-/** Cookie-authenticated REST calls as the owner (set up here if nobody has yet). */
-/** REST calls as the owner; each resolves to the answer's `data`. */
+/**
+ * Cookie-authenticated REST calls as the owner (set up here if nobody has yet); each resolves to
+ * the answer's `data`.
+ */
 export interface OwnerSession {
-	get(path: string): Promise<any>;
-	post(path: string, body: unknown): Promise<any>;
+	get(path: string): Promise<Json>;
+	post(path: string, body: unknown): Promise<Json>;
 }
 
 export async function ownerSession(url: string, owner: Owner = OWNER): Promise<OwnerSession> {
