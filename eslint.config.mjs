@@ -1,34 +1,47 @@
-// Lint is n8n's own gate: the configuration of `@n8n/scan-community-package` (the check n8n
-// runs before it verifies a community package), taken from the scanner itself, with no
-// exception of ours. `npm run lint` runs the scanner's analyzePackage on the source
-// (scripts/scan.mjs); this file gives editors and `npx eslint` the same rules.
+// One lint for every TypeScript and JavaScript file in the repository (`npm run lint` runs
+// `eslint .`), in two layers:
 //
-// The scanner lints package.json, nodes/ and credentials/ (its SOURCE_FILE_PATTERNS). The rest
-// of the tree (sandbox, harness, tests, scripts) never ships and runs in plain Node.js, where
-// timers and `process` are the point, so it is outside the scan, as it is outside the package.
+// - Everywhere: ESLint's and typescript-eslint's recommended rules, with Node.js globals. The
+//   tests, the sandbox, the harness, the real-n8n rig, the benchmarks and the scripts are read
+//   and changed as often as the nodes, so they are held to the same rules.
+// - On what ships (package.json, nodes/, credentials/): n8n's own gate on top, the
+//   configuration of `@n8n/scan-community-package` (the check n8n runs before it verifies a
+//   community package) taken from the scanner itself, with no exception of ours. Only there:
+//   the rest of the tree never ships and runs in plain Node.js, where timers and `process` are
+//   the point (the scanner's `no-restricted-globals` would forbid them).
+//
+// The scanner itself ignores this file and inline directives; `npm run lint` also runs it as n8n
+// does (scripts/scan.mjs), so the gate cannot be loosened here.
+import js from '@eslint/js';
 import { buildScanConfig } from '@n8n/scan-community-package/scanner/scanner.mjs';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
 
-export default [
+export default defineConfig(
+	globalIgnores(['dist/', 'build/', 'node_modules/', '.tools/', '.e2e/', 'coverage/']),
 	{
-		ignores: [
-			'dist/**',
-			'build/**',
-			'node_modules/**',
-			'.tools/**',
-			'.e2e/**',
-			'coverage/**',
-			'test/**',
-			'sandbox/**',
-			'harness/**',
-			'bench/**',
-			'scripts/**',
-			'*.js',
-			'*.mjs',
-			'examples/**',
-			'docs/**',
-			'*.json',
-			'!package.json',
-		],
+		files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
+		extends: [js.configs.recommended, tseslint.configs.recommended],
+		languageOptions: { globals: { ...globals.node } },
+		rules: {
+			// `_`-prefixed names are unused on purpose (a callback's leading parameters, a
+			// destructured field left out of a rest object).
+			'@typescript-eslint/no-unused-vars': [
+				'error',
+				{ argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+			],
+		},
 	},
-	...(await buildScanConfig()),
-];
+	{
+		// CommonJS files (build scripts, configs) load their modules with require.
+		files: ['**/*.js', '**/*.cjs'],
+		ignores: ['test/e2e/**', 'bench/**'],
+		languageOptions: { sourceType: 'commonjs' },
+		rules: { '@typescript-eslint/no-require-imports': 'off' },
+	},
+	{
+		files: ['package.json', 'nodes/**/*.ts', 'credentials/**/*.ts'],
+		extends: [await buildScanConfig()],
+	},
+);

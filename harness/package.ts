@@ -35,6 +35,7 @@ function load<T>(entry: string): T {
 	const relative = entry.replace(/^dist\//, '').replace(/\.js$/, '');
 	const file = packageRoot ? path.join(packageRoot, entry) : path.join(__dirname, '..', relative);
 	// Loaded by path at run time, like n8n's own loader does.
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- a path known at run time
 	const exported = require(file) as Record<string, new () => T>;
 	const className = path.basename(relative).split('.')[0];
 	const Class = exported[className];

@@ -9,7 +9,7 @@ import type { Account, AiCall, ManualCall, PhoneNumber } from './state';
 import { makeId } from './state';
 
 /** How long the agent's phone rings before the call gives up. */
-export const AGENT_RING_SECONDS = 25;
+const AGENT_RING_SECONDS = 25;
 
 export type ManualOutcome =
 	'normal' | 'agent-no-answer' | 'busy' | 'customer-no-answer' | 'early-hangup' | 'voicemail';

@@ -3,6 +3,7 @@
  */
 import type { JsonReply, ParsedRequest } from './http';
 import { isPlainObject } from './http';
+import type { SandboxControl } from './control';
 import {
 	ADVANCE_OPTIONS,
 	BALANCE_FIELDS,
@@ -13,8 +14,7 @@ import {
 	choice,
 	knownFields,
 	nonNegativeInteger,
-	type SandboxControl,
-} from './control';
+} from './control-input';
 
 export const CONTROL_PREFIX = '/_sandbox';
 
@@ -291,7 +291,7 @@ export interface ControlEndpoint {
 	query: readonly string[];
 }
 
-export function controlIndex(): ControlEndpoint[] {
+function controlIndex(): ControlEndpoint[] {
 	return ROUTES.map((r) => ({
 		method: r.method,
 		path: `${CONTROL_PREFIX}${r.path}`,

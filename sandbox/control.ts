@@ -4,11 +4,27 @@
  * authentication; the server only listens on loopback). Both go through the same
  * methods, so they validate and behave identically.
  */
+import {
+	ADVANCE_OPTIONS,
+	bad,
+	BALANCE_FIELDS,
+	choice,
+	ControlError,
+	FAILURE_FIELDS,
+	finiteNumber,
+	httpUrl,
+	INBOUND_FIELDS,
+	knownFields,
+	nonNegativeInteger,
+	positiveInteger,
+	SETTING_NAMES,
+	timestamp,
+} from './control-input';
 import { aiCallRecord, MANUAL_SCRIPTS, AI_SCRIPTS, manualCallRecord } from './calls';
 import { formatPounds, penceToUnits, unitsToPence } from './billing';
 import { iso } from './clock';
 import { LifecycleConflict, type Step } from './lifecycle';
-import { isPlainObject, maskKey } from './http';
+import { maskKey } from './http';
 import { newInboundSms, SMS_SCRIPTS, smsRecordView } from './messages';
 import { MAIN_ACCOUNT_ID, PHONE_DOC_IDS, TEST_NUMBERS } from './seed';
 import type { Account, Bucket, SmsOrder, TrackedItem, UnifiedService } from './state';
@@ -26,17 +42,6 @@ import type {
 	World,
 } from './world';
 import { FAILURE_STATUSES } from './world';
-
-export class ControlError extends Error {
-	constructor(
-		readonly status: 400 | 404 | 409,
-		message: string,
-	) {
-		super(message);
-	}
-}
-
-const bad = (message: string): ControlError => new ControlError(400, message);
 
 // Inputs and views.
 
@@ -149,7 +154,15 @@ function idOf(item: TrackedItem): string {
 function unifiedRecordView(
 	item: Extract<TrackedItem, { kind: 'unifiedCall' | 'unifiedSms' | 'unifiedEmail' }>,
 ): Record<string, unknown> {
-	const { lifecycle, seq, settled, keyMask, costUnits, createdAtMs, ...fields } = item;
+	const {
+		lifecycle,
+		seq: _seq,
+		settled: _settled,
+		keyMask,
+		costUnits,
+		createdAtMs,
+		...fields
+	} = item;
 	return {
 		...fields,
 		apiKey: keyMask,
@@ -160,99 +173,8 @@ function unifiedRecordView(
 	};
 }
 
-// Small validators for control input.
-
-export function nonNegativeInteger(value: unknown, name: string): number {
-	if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
-		throw bad(`${name} must be a non-negative integer.`);
-	return value;
-}
-
-function positiveInteger(value: unknown, name: string, max = Number.MAX_SAFE_INTEGER): number {
-	if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-		throw bad(`${name} must be an integer from 1 to ${max}.`);
-	}
-	return value;
-}
-
-function finiteNumber(value: unknown, name: string, min = 0): number {
-	if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
-		throw bad(`${name} must be a number ≥ ${min}.`);
-	return value;
-}
-
-export function choice<T>(value: unknown, choices: readonly T[], name: string): T {
-	if (!choices.includes(value as T)) throw bad(`${name} must be one of: ${choices.join(', ')}.`);
-	return value as T;
-}
-
-/**
- * Refuses misspelt or unknown fields, which would otherwise be ignored silently: the one
- * check behind every control endpoint's body and query (see control-routes.ts) and every
- * in-process operation that takes an object. The message names the unknown fields and
- * lists the accepted ones.
- */
-export function knownFields(
-	value: unknown,
-	allowed: readonly string[],
-	name: string,
-	noun = 'field',
-): void {
-	if (!isPlainObject(value)) throw bad(`${name} must be an object.`);
-	const unknown = Object.keys(value).filter((field) => !allowed.includes(field));
-	if (unknown.length === 0) return;
-	const accepted = allowed.length === 0 ? `it takes no ${noun}s` : `expected ${allowed.join(', ')}`;
-	throw bad(`${name}: unknown ${noun}(s) ${unknown.join(', ')}; ${accepted}.`);
-}
-
-function timestamp(value: unknown, name: string): number {
-	const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-	if (Number.isNaN(ms)) throw bad(`${name} must be an ISO 8601 timestamp.`);
-	return ms;
-}
-
-function httpUrl(value: unknown, name: string): string {
-	if (typeof value !== 'string' || !/^https?:\/\/\S+$/i.test(value))
-		throw bad(`${name} must be an http(s) URL.`);
-	return value;
-}
-
 const BUCKET_PARTS = ['subscription', 'topUp'] as const;
 
-// Accepted fields of the operations that take an object; the HTTP routes declare the same lists.
-export const BALANCE_FIELDS: readonly string[] = [...BALANCE_NAMES, 'unifiedCreditsPence'];
-export const ADVANCE_OPTIONS: readonly string[] = ['untilFinal'];
-export const SETTING_NAMES: readonly (keyof Settings)[] = [
-	'smsOrder',
-	'unifiedErrorStatus',
-	'eventsWebhookUrl',
-	'latencyMs',
-	'accountRequestsPerMinute',
-	'rateWindowSeconds',
-	'rateAlgorithm',
-	'retryAfter',
-	'unifiedLimits',
-	'services',
-];
-export const FAILURE_FIELDS: readonly string[] = [
-	'status',
-	'count',
-	'api',
-	'path',
-	'method',
-	'service',
-	'carrierCode',
-	'retryAfterSeconds',
-];
-export const INBOUND_FIELDS: readonly string[] = [
-	'phoneDocId',
-	'from',
-	'body',
-	'count',
-	'sentAt',
-	'intervalSeconds',
-	'sentAts',
-];
 const MAX_BURST = 1000;
 const MAX_LATENCY_MS = 60_000;
 const TOP_UP_MIN_PENCE = 500;

@@ -7,7 +7,7 @@ import type { Account, PhoneNumber, SmsOrder, SmsRecord } from './state';
 import { makeId } from './state';
 
 export const MAX_SMS_CHARACTERS = 1600;
-export const SEGMENT_CHARACTERS = 160;
+const SEGMENT_CHARACTERS = 160;
 
 export type SmsOutcome = 'delivered' | 'failed';
 

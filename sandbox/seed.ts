@@ -46,7 +46,7 @@ export const UNIFIED_KEYS = {
 export const WEBHOOK_SECRET = 'whsec_sbx_5d2a8f1c7e3b9a6d';
 
 export const MAIN_ACCOUNT_ID = 'acct_sbx_main';
-export const SUSPENDED_ACCOUNT_ID = 'acct_sbx_suspended';
+const SUSPENDED_ACCOUNT_ID = 'acct_sbx_suspended';
 export const UNIFIED_USER_ID = 'usr_sbx_0001';
 
 export const PHONE_DOC_IDS = {
@@ -142,7 +142,7 @@ export const UNIFIED_DEFAULT_FROM = {
 	sms: '+447700900010',
 } as const;
 
-export function seedBalances(): AccountBalances {
+function seedBalances(): AccountBalances {
 	return {
 		minutes: { subscription: 500, topUp: 100 },
 		aiMinutes: { subscription: 60, topUp: 30 },
@@ -151,7 +151,7 @@ export function seedBalances(): AccountBalances {
 }
 
 /** £20.00 of prepaid Unified credits. */
-export const SEED_UNIFIED_CREDITS_PENCE = 2000;
+const SEED_UNIFIED_CREDITS_PENCE = 2000;
 
 function accountKey(
 	key: string,

@@ -15,10 +15,10 @@ import { E164 } from './validate';
 import type { InjectedFailure, World } from './world';
 
 export const UNIFIED_PATH = '/unified';
-export const TOP_UP_PATH = '/_sandbox/top-up';
-export const UNIFIED_KEY_PREFIXES = ['key_live_', 'key_test_'] as const;
+const TOP_UP_PATH = '/_sandbox/top-up';
+const UNIFIED_KEY_PREFIXES = ['key_live_', 'key_test_'] as const;
 
-export const ACTIONS: Record<UnifiedService, string> = {
+const ACTIONS: Record<UnifiedService, string> = {
 	voice: 'make_call',
 	sms: 'send',
 	email: 'send',
@@ -33,19 +33,19 @@ export const VOICES = [
 	'Voice.Matthew',
 ] as const;
 export const DEFAULT_VOICE = 'Voice.Amy';
-export const AI_MODELS = ['model-capable', 'model-fast'] as const;
-export const DEFAULT_AI_MODEL = 'model-capable';
-export const AI_ROLES = ['system', 'user', 'assistant'] as const;
+const AI_MODELS = ['model-capable', 'model-fast'] as const;
+const DEFAULT_AI_MODEL = 'model-capable';
+const AI_ROLES = ['system', 'user', 'assistant'] as const;
 
 /** Prices in pence. */
 export const PRICES = { voicePerMinute: 7, smsPerSegment: 3, email: 0.15, aiChat: 15 } as const;
 
 /** Maximum lengths (not given by the spec). */
-export const MAX_VOICE_SCRIPT = 4000;
-export const MAX_EMAIL_HTML = 100_000;
-export const MAX_EMAIL_SUBJECT = 998;
+const MAX_VOICE_SCRIPT = 4000;
+const MAX_EMAIL_HTML = 100_000;
+const MAX_EMAIL_SUBJECT = 998;
 /** A voice call is estimated at one minute per started 500 characters of script. */
-export const SCRIPT_CHARACTERS_PER_MINUTE = 500;
+const SCRIPT_CHARACTERS_PER_MINUTE = 500;
 
 export type UnifiedCode =
 	| 'MISSING_API_KEY'
@@ -58,7 +58,7 @@ export type UnifiedCode =
 	| 'METHOD_NOT_ALLOWED'
 	| 'CARRIER_ERROR';
 
-export const STATUS_BY_CODE: Record<UnifiedCode, number> = {
+const STATUS_BY_CODE: Record<UnifiedCode, number> = {
 	MISSING_API_KEY: 401,
 	INVALID_API_KEY: 401,
 	INSUFFICIENT_CREDITS: 402,

@@ -5,7 +5,7 @@
 import { isPlainObject, type ParsedRequest } from './http';
 
 export const E164 = /^\+[1-9]\d{6,14}$/;
-export const DEFAULT_PAGE_SIZE = 50;
+const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
 export class AccountError extends Error {

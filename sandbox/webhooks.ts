@@ -7,8 +7,8 @@ import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 
 export const SIGNATURE_HEADER = 'x-signature';
-export const EVENT_HEADER = 'x-webhook-event';
-export const DELIVERY_ID_HEADER = 'x-webhook-id';
+const EVENT_HEADER = 'x-webhook-event';
+const DELIVERY_ID_HEADER = 'x-webhook-id';
 const DELIVERY_TIMEOUT_MS = 5_000;
 
 export interface WebhookEvent {

@@ -50,7 +50,7 @@ export interface Settings {
 	services: Record<UnifiedService, boolean>;
 }
 
-export function defaultSettings(smsOrder: SmsOrder): Settings {
+function defaultSettings(smsOrder: SmsOrder): Settings {
 	return {
 		smsOrder,
 		unifiedErrorStatus: 'http',
@@ -108,7 +108,7 @@ export interface RequestLogEntry {
 	keyMask: string | null;
 }
 
-export const MAX_LOG_ENTRIES = 10_000;
+const MAX_LOG_ENTRIES = 10_000;
 
 export interface WorldOptions {
 	smsOrder: SmsOrder;

@@ -76,7 +76,7 @@ export interface CursorSettings {
 }
 
 export const DEFAULT_LOOK_BACK_MINUTES = 5;
-export const MAX_SEEN = 5000;
+const MAX_SEEN = 5000;
 /** How far past the caller's clock a remembered time may be (a server's clock a little ahead). */
 export const FUTURE_TOLERANCE_MS = 60_000;
 /**
@@ -400,7 +400,7 @@ export interface RunPollOptions {
 }
 
 /** Whether messages sharing a sentAt came on a page that could not show the server's order. */
-export function tiesNeedOrder(poll: Poll): boolean {
+function tiesNeedOrder(poll: Poll): boolean {
 	// Only this poll's pages count: the server may have changed its order since the last one.
 	if (poll.order) return false;
 	const groups = new Set<string>();

@@ -22,7 +22,7 @@ function record(value: unknown): Record<string, unknown> | undefined {
 }
 
 /** The wait the server asked for, in ms, as far as the error shows it. */
-export function declaredWaitMs(error: unknown): number | undefined {
+function declaredWaitMs(error: unknown): number | undefined {
 	const fields = record(error);
 	const context = record(fields?.context);
 	if (typeof context?.retryAfterMs === 'number' && context.retryAfterMs > 0)

@@ -66,7 +66,7 @@ function timeOf(record: SmsRecord): number {
 }
 
 /** The latest message of a page: the newest sentAt; among equals, the one the server received last. */
-export function latestOf(messages: SmsRecord[]): SmsRecord | undefined {
+function latestOf(messages: SmsRecord[]): SmsRecord | undefined {
 	const oldestFirst = pageOrder(messages) === 'oldestFirst';
 	let best: SmsRecord | undefined;
 	for (const record of messages) {

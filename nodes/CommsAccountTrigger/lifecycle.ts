@@ -22,7 +22,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 /** Where, in the workflow's global static data, each trigger node's baseline is kept. */
-export const BASELINES_KEY = 'commsAccountTriggerBaselines';
+const BASELINES_KEY = 'commsAccountTriggerBaselines';
 
 /** A poll older than this is taken as dead (its process would have ended it long before). */
 const STALE_POLL_MS = 15 * 60_000;

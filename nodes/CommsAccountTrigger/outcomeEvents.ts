@@ -58,7 +58,7 @@ async function fetchCalls(
 }
 
 /** AI calls are read by number: the API requires it. */
-export function checkCallFilter(ctx: IPollFunctions, filter: InboxFilter, callMode: CallMode) {
+function checkCallFilter(ctx: IPollFunctions, filter: InboxFilter, callMode: CallMode) {
 	if (callMode === 'ai' && !filter.phoneDocId)
 		throw new NodeOperationError(
 			ctx.getNode(),

@@ -70,7 +70,7 @@ export const CALL_IN_PROGRESS = new Set([
 ]);
 
 /** SMS statuses on the way to `delivered`; any other status (failed, undelivered...) ends the wait. */
-export const SMS_IN_PROGRESS = new Set(['queued', 'accepted', 'sending', 'sent']);
+const SMS_IN_PROGRESS = new Set(['queued', 'accepted', 'sending', 'sent']);
 
 export function outcomeBaseline(kind: OutcomeKind, startMs: number, fp?: string): OutcomeState {
 	return {

@@ -23,7 +23,7 @@ import {
 /** n8n's poll budget when the context does not say (older n8n): 5 minutes. */
 const DEFAULT_BUDGET_MS = 5 * 60_000;
 /** Share of the budget after which no new page is asked for, leaving room for the last one. */
-export const BUDGET_SHARE = 0.75;
+const BUDGET_SHARE = 0.75;
 
 /** A whole number of minutes of at least 0 from the options; `label` names it in the error. */
 function minutes(ctx: IPollFunctions, name: string, label: string, fallback: number): number {

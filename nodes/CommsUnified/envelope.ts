@@ -142,7 +142,7 @@ function numberOf(value: unknown): number | undefined {
 }
 
 /** The billing block of an item: the API's figures, and in words whether anything was charged. */
-export function billingOutput(billing: IDataObject | undefined, mode: UnifiedKeyMode): IDataObject {
+function billingOutput(billing: IDataObject | undefined, mode: UnifiedKeyMode): IDataObject {
 	const block = billing ?? {};
 	const live = typeof block.isLive === 'boolean' ? block.isLive : mode === 'live';
 	const cost = numberOf(block.cost);

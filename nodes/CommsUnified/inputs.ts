@@ -75,7 +75,7 @@ export function optionalWebhookUrl(
 	return value;
 }
 
-export const CHAT_ROLES = ['system', 'user', 'assistant'] as const;
+const CHAT_ROLES = ['system', 'user', 'assistant'] as const;
 
 export interface ChatMessage extends IDataObject {
 	role: string;

@@ -14,7 +14,7 @@ export const PRICES = {
 } as const;
 
 /** "160 characters make one SMS". */
-export const SMS_CHARACTERS = 160;
+const SMS_CHARACTERS = 160;
 
 /**
  * A voice call is priced per minute, and how long it will last is not known until it ends (the
@@ -30,7 +30,7 @@ export function toUnits(pence: number): number {
 	return Math.round(pence * UNITS_PER_PENNY);
 }
 
-export function toPence(units: number): number {
+function toPence(units: number): number {
 	return units / UNITS_PER_PENNY;
 }
 

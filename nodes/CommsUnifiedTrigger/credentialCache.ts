@@ -18,7 +18,7 @@ import type { ICredentialDataDecryptedObject, IWebhookFunctions } from 'n8n-work
 import type { SignatureVerdict } from './signature';
 
 /** How long a credential that verified a delivery is used without reading it again. */
-export const CREDENTIAL_TTL_MS = 60_000;
+const CREDENTIAL_TTL_MS = 60_000;
 
 /** At most this many triggers' credentials are kept; the oldest go first. */
 const MAX_ENTRIES = 1000;

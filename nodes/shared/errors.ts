@@ -102,7 +102,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** What a body that is not the API's JSON was, in words: "an HTML page", "an empty answer", ... */
-export function kindOfBody(body: unknown): string {
+function kindOfBody(body: unknown): string {
 	if (body === undefined || body === null || body === '') return 'an empty answer';
 	if (typeof body === 'string')
 		return /^\s*</.test(body) || /<html/i.test(body) ? 'an HTML page' : 'text that is not JSON';

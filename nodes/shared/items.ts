@@ -86,7 +86,7 @@ export function findOperation<Resources>(
 const CONCURRENCY = 16;
 
 /** Parameter problems found by pure helpers become the node's per-item errors. */
-export function toItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+function toItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): Error {
 	if (error instanceof PhoneNumberError)
 		return new NodeOperationError(ctx.getNode(), error.message, { itemIndex });
 	if (error instanceof NodeOperationError || (error as { name?: string })?.name === 'NodeApiError')
@@ -230,7 +230,7 @@ function credentialKey(ctx: IExecuteFunctions, type?: string): string {
 }
 
 /** An error of a send that may or may not have been carried out (the transport marks it). */
-export function isUnknownOutcome(error: unknown): boolean {
+function isUnknownOutcome(error: unknown): boolean {
 	return (error as ItemError)?.context?.outcome === 'unknown';
 }
 

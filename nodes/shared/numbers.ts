@@ -29,7 +29,7 @@ function canSendSms(number: IDataObject): boolean {
  * The list entry. What decides whether a number is usable comes first, so that a label the
  * editor cuts off still shows "No SMS" or "SMS disabled".
  */
-export function numberLabel(number: IDataObject): string {
+function numberLabel(number: IDataObject): string {
 	const name = `${String(number.label ?? number.phoneDocId)} · ${String(number.voiceNumber ?? '')}`;
 	if (!number.smsNumber) return `No SMS · ${name}`;
 	if (number.smsEnabled === false) return `SMS disabled · ${name}`;
@@ -58,7 +58,7 @@ async function search(
 }
 
 /** SMS Send's entry: the sender first, then the number's label and voice number. */
-export function smsSenderLabel(number: IDataObject): string {
+function smsSenderLabel(number: IDataObject): string {
 	return `SMS ${String(number.smsNumber)} · ${String(number.label ?? number.phoneDocId)} · voice ${String(number.voiceNumber ?? '')}`;
 }
 

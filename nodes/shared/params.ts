@@ -107,7 +107,7 @@ export function requiredMessage(
 }
 
 /** The longest ID accepted (message, call and number IDs are far shorter); longer is not an ID. */
-export const MAX_ID_LENGTH = 200;
+const MAX_ID_LENGTH = 200;
 
 /** A required ID: text, at most `MAX_ID_LENGTH` characters, so a pasted page never reaches the API. */
 export function identifier(ctx: ParameterSource, i: number, name: string, label: string): string {

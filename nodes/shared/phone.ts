@@ -44,7 +44,7 @@ const ANY_DASH = /[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g;
 const BRACKETED_COUNTRY_CODE = /^\(\s*\+\s*(\d{1,3})\s*\)\s*/;
 
 /** The number as the person meant it: pasted formatting removed, separators made plain. */
-export function cleanTypedNumber(raw: string): string {
+function cleanTypedNumber(raw: string): string {
 	return raw
 		.replace(INVISIBLE_MARKS, '')
 		.replace(ANY_SPACE, ' ')
@@ -55,7 +55,7 @@ export function cleanTypedNumber(raw: string): string {
 
 const COUNTRIES = new Set<string>(getCountries());
 
-export function isCountryCode(value: string): value is CountryCode {
+function isCountryCode(value: string): value is CountryCode {
 	return COUNTRIES.has(value);
 }
 

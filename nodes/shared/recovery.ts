@@ -5,7 +5,7 @@
  *
  * Pure: the matching of history records against the request, the per-execution set of
  * records already claimed by an item, and the gate that keeps a look-up from racing the
- * sends it could be confused with. The transport and `lookups.ts` do the requests.
+ * sends it could be confused with. The transport and `accountLookups.ts` do the requests.
  */
 import type { IDataObject } from 'n8n-workflow';
 

@@ -27,7 +27,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
  * seconds late, and an answer may come after the client gave up: so the history is read more
  * than once, the last time a whole request timeout later, before the write may be sent again.
  */
-export const LOOKUP_AT = [0.1, 0.3, 0.6, 1] as const;
+const LOOKUP_AT = [0.1, 0.3, 0.6, 1] as const;
 
 /** The instants (ms after the outcome became unknown) at which a write is looked up. */
 export function lookupSchedule(spanMs: number): number[] {

@@ -51,7 +51,7 @@ function time(record: SmsRecord): number {
 }
 
 /** The cursor for the page after `page`, or undefined when no cursor can move on. */
-export function nextCursor(page: SmsPage): string | undefined {
+function nextCursor(page: SmsPage): string | undefined {
 	const dated = page.messages.filter((m) => isSmsRecord(m) && !Number.isNaN(time(m)));
 	if (dated.length === 0) return undefined;
 	const first = time(dated[0]);

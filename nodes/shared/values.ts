@@ -131,7 +131,7 @@ export function instantOf(value: unknown, timeZone: string): Instant {
 }
 
 /** Offset of `timeZone` from UTC at the instant `ms`, in milliseconds; undefined for an unknown zone. */
-export function zoneOffsetMs(ms: number, timeZone: string): number | undefined {
+function zoneOffsetMs(ms: number, timeZone: string): number | undefined {
 	let format: Intl.DateTimeFormat;
 	try {
 		format = new Intl.DateTimeFormat('en-US', {

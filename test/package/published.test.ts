@@ -159,6 +159,7 @@ describe('the published package', () => {
 		expect(bundling).toEqual([VENDOR]);
 		expect(read('dist/nodes/shared/phone.js')).toContain('require("./vendor/libphonenumber")');
 		// Bundled for the Node.js package.json's engines name (esbuild's target follows it).
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS script, untyped
 		const { targetFromEngines } = require('../../scripts/bundle-vendor.js') as {
 			targetFromEngines(): string;
 		};
@@ -181,6 +182,7 @@ describe('n8n loading the installed package', () => {
 
 	it.each(entries)('%s names icons that are in the tarball', (entry) => {
 		// The class as n8n's loader makes it (before n8n turns `file:` icons into URLs).
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by path, as n8n does
 		const exported = require(path.join(installed, entry)) as Record<string, new () => unknown>;
 		const instance = new (Object.values(exported)[0])() as {
 			description?: { icon?: Icon };
@@ -222,10 +224,12 @@ describe('one state for every node of the installed package', () => {
 		const credentials = accountCredentials(sandbox());
 		const { apiKey, baseUrl } = credentials.commsAccountApi;
 		// The registry of the installed package, as the nodes n8n loaded reach it.
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the installed copy, by path
 		const pacing = require(path.join(installed, 'dist', 'nodes', 'shared', 'pacing.js')) as {
 			sharedLimiter(scope: string, limit: RateLimit): RateLimiter;
 			ACCOUNT_LIMIT: RateLimit;
 		};
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the installed copy, by path
 		const transport = require(
 			path.join(installed, 'dist', 'nodes', 'shared', 'transport', 'index.js'),
 		) as {

@@ -166,7 +166,9 @@ describe('unknown or misspelt fields', () => {
 		const s = sandbox();
 		// offsetSeconds is sandbox time minus real time: with the clock frozen it drifts by itself.
 		const { clock, ...snapshot } = await s.control.snapshot();
-		const { offsetSeconds, ...frozenClock } = clock as ReturnType<typeof s.control.clock>;
+		const { offsetSeconds: _drifting, ...frozenClock } = clock as ReturnType<
+			typeof s.control.clock
+		>;
 		return {
 			snapshot: { ...snapshot, clock: frozenClock },
 			item: await s.control.get(id),

@@ -12,6 +12,8 @@ import { useSandbox as useSharedSandbox } from '../support/sandbox';
 export interface HttpResult {
 	status: number;
 	headers: Record<string, string | string[] | undefined>;
+	// Parsed JSON that each test reads field by field and asserts on, so the type stays loose.
+	// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 	body: any;
 }
 

@@ -14,8 +14,9 @@ import { NodeHelpers } from 'n8n-workflow';
 import { CommsAccount } from '../../nodes/CommsAccount/CommsAccount.node';
 import { CommsUnified } from '../../nodes/CommsUnified/CommsUnified.node';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// n8n-core's exports of this deep module type the schema loosely; required with the shape read here.
 const { getSchema } =
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
 	require('n8n-core/dist/execution-engine/node-execution-context/utils/create-node-as-tool') as {
 		getSchema(node: INode): {
 			shape: Record<string, { _def: { typeName: string; description?: string } }>;

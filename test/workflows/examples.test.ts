@@ -17,8 +17,9 @@ import { CommsAccount } from '../../nodes/CommsAccount/CommsAccount.node';
 import { CommsUnified } from '../../nodes/CommsUnified/CommsUnified.node';
 import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// n8n-core's exports of this deep module type the schema loosely; required with the shape read here.
 const { getSchema } =
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
 	require('n8n-core/dist/execution-engine/node-execution-context/utils/create-node-as-tool') as {
 		getSchema(node: INode): { shape: Record<string, unknown> };
 	};

@@ -10,7 +10,7 @@ import type { LookupResult, LookupWindow } from '../recovery';
 import type { CommsContext } from './connection';
 
 /**
- * A write the transport can look up when its outcome is unknown (see `lookups.ts`). Without
+ * A write the transport can look up when its outcome is unknown (see `accountLookups.ts`). Without
  * one, a write whose outcome is unknown is never sent again.
  */
 export interface Reconcile {

@@ -7,12 +7,12 @@
  * settings) bounded as a whole by a timeout, and is retried only when that is safe (see
  * retry.ts). A success must be the API's own JSON, or it is an error ("does not answer like
  * the API"). A write whose outcome is unknown is looked up when the operation says how
- * (recovery.ts, lookups.ts), and otherwise never sent again. Everything that leaves, success
+ * (recovery.ts, accountLookups.ts), and otherwise never sent again. Everything that leaves, success
  * bodies included, has been cleared of keys and secrets; failures are NodeApiErrors.
  *
  * One file per job: connection.ts (the credential, its HTTPS rule, the pacing scope),
  * timeout.ts (the whole-request timeout), dispatch.ts (sending one attempt), classify.ts
- * (reading how it ended), send.ts (retries, see retry.ts), lookUp.ts (unknown-outcome
+ * (reading how it ended), send.ts (retries, see retry.ts), recoverUnknown.ts (unknown-outcome
  * recovery, see recovery.ts), claims.ts, breaker.ts and serverClock.ts (what is remembered
  * process-wide), nodeErrors.ts (the NodeApiErrors), requests.ts (what the nodes call).
  */

@@ -24,7 +24,7 @@ export interface AccountRequest {
 	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
 	action?: string;
 	/**
-	 * For a write: how to look it up when its outcome is unknown (see `lookups.ts`). Then a
+	 * For a write: how to look it up when its outcome is unknown (see `accountLookups.ts`). Then a
 	 * 500, a gateway's 502/503/504, a broken connection or a timeout leads to a look-up, and the
 	 * request is sent again only if the look-up shows it was not carried out. Without it, such
 	 * a write is never sent again.

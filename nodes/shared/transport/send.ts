@@ -13,7 +13,7 @@ import { claims, gate } from './claims';
 import { classifyFailure, classifyResponse } from './classify';
 import type { CommsContext, Connection } from './connection';
 import { cancelSignal, dispatch } from './dispatch';
-import { recoverUnknown, type Resent } from './lookUp';
+import { recoverUnknown, type Resent } from './recoverUnknown';
 import { finalError, humanDuration, notAnsweringError } from './nodeErrors';
 import { requestTimeoutMs } from './timeout';
 

@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
-import { createdCallLookup } from '../../../shared/lookups';
+import { createdCallLookup } from '../../../shared/accountLookups';
 import { accountApiRequest } from '../../../shared/transport';
 import {
 	defaultCountryOption,

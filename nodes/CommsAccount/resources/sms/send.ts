@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
-import { recentSentSms, sentSmsLookup } from '../../../shared/lookups';
+import { recentSentSms, sentSmsLookup } from '../../../shared/accountLookups';
 import { accountApiRequest } from '../../../shared/transport';
 import {
 	defaultCountryOption,
@@ -64,7 +64,7 @@ export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send',
  * An SMS's request body from an item's parameters (From, To, Message), checked: bad input
  * throws before anything is sent. For every operation that sends an SMS.
  */
-export function prepareSms(ctx: IExecuteFunctions, i: number): IDataObject {
+function prepareSms(ctx: IExecuteFunctions, i: number): IDataObject {
 	const message = requiredMessage(ctx, i, 'message', 'Message');
 	const length = [...message].length;
 	if (length > SMS_MAX_LENGTH) {

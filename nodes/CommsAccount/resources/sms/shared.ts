@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { pick } from '../../../shared/params';
 
 export const SMS_MAX_LENGTH = 1600;
-export const SMS_SEGMENT_LENGTH = 160;
+const SMS_SEGMENT_LENGTH = 160;
 
 /** Segments a message uses, by the API's rule: 160 characters a segment. */
 export function smsSegments(message: string): number {

@@ -1,0 +1,125 @@
+// The bulk sends in the real n8n, paced by the servers' limits in real time: Comms Account at
+// the documented limit, against a stricter server and a token-bucket one; Comms Unified on its
+// four services; n8n's HTTP Request node doing the Account sends with its defaults and tuned.
+
+import type { Sandbox } from '../../sandbox/index.ts';
+import { sleep } from '../../test/e2e/rig/n8n-server.ts';
+import { log } from '../../test/e2e/rig/proc.ts';
+import {
+	accountPosts,
+	accountText,
+	bulkFigures,
+	leastBucket,
+	leastSliding,
+	runBurst,
+	unifiedPosts,
+	unifiedText,
+	type BurstResult,
+	type Limit,
+} from './bursts.ts';
+import type { UnifiedService } from './nodes.ts';
+import type { BenchN8n } from './server.ts';
+
+const ACCOUNT_ITEMS = 1200;
+const ACCOUNT_LIMIT: Limit = { perWindow: 600, describe: '600 per 60 s, sliding window' };
+
+/** Each Unified run: its items, its service's documented limit a minute, its start's delay. */
+const UNIFIED_RUNS: {
+	service: UnifiedService;
+	items: number;
+	perMinute: number;
+	delayMs: number;
+}[] = [
+	{ service: 'sms', items: 300, perMinute: 100, delayMs: 5000 },
+	{ service: 'voice', items: 15, perMinute: 10, delayMs: 6000 },
+	{ service: 'email', items: 300, perMinute: 200, delayMs: 7000 },
+	{ service: 'ai', items: 40, perMinute: 30, delayMs: 8000 },
+];
+
+/** Figures of an Account SMS run against `sandbox`, `items` sends under `limit`. */
+function accountFigures(
+	name: string,
+	result: BurstResult,
+	sandbox: Sandbox,
+	{ items = ACCOUNT_ITEMS, leastMs = leastSliding(items, 600, 60000), limit = ACCOUNT_LIMIT } = {},
+) {
+	return bulkFigures(name, result, accountPosts(sandbox), {
+		items,
+		leastMs,
+		limit,
+		textOf: accountText,
+	});
+}
+
+/**
+ * Every paced run, each on its own sandbox (its own limit). The Account runs burst 600 at once,
+ * so they go one after another, the first alone but for the tuned HTTP Request node (10 items
+ * a second); the light Unified runs go beside the second and third, started a few seconds
+ * apart so that no two first bursts compete for the CPU.
+ */
+export async function pacedRuns(bench: BenchN8n) {
+	log(`HTTP Request node, defaults: ${ACCOUNT_ITEMS} sends`);
+	const httpDefault = await runBurst(bench, 'httpDefault', ACCOUNT_ITEMS);
+
+	log('paced runs: ours beside the tuned HTTP Request node');
+	const pending: Record<string, Promise<BurstResult>> = {};
+	const start = (key: string, count: number, delayMs = 0) =>
+		(pending[key] = sleep(delayMs).then(() => runBurst(bench, key, count)));
+	start('httpTuned', ACCOUNT_ITEMS);
+	await start('ours', ACCOUNT_ITEMS, 2000);
+	log('paced runs: a stricter server, beside Comms Unified on its four services');
+	const strict = start('strict', 600);
+	for (const { service, items, delayMs } of UNIFIED_RUNS)
+		start(`unified-${service}`, items, delayMs);
+	await strict;
+	log('paced runs: a token-bucket server');
+	start('bucket', ACCOUNT_ITEMS);
+	const results: Record<string, BurstResult> = {};
+	for (const [key, promise] of Object.entries(pending)) results[key] = await promise;
+
+	const { sandboxes } = bench;
+	const bulk = [
+		accountFigures('Comms Account: SMS Send', results.ours, sandboxes.ours),
+		accountFigures(
+			'Comms Account: SMS Send, server stricter than documented (300 a minute)',
+			results.strict,
+			sandboxes.strict,
+			{
+				items: 600,
+				leastMs: leastSliding(600, 300, 60000),
+				limit: { perWindow: 300, describe: '300 per 60 s, sliding window' },
+			},
+		),
+		accountFigures(
+			'Comms Account: SMS Send, token-bucket server',
+			results.bucket,
+			sandboxes.bucket,
+			{
+				leastMs: leastBucket(ACCOUNT_ITEMS, 600, 10),
+				limit: { perWindow: 600, describe: 'token bucket of 600, 10 a second' },
+			},
+		),
+		...UNIFIED_RUNS.map(({ service, items, perMinute }) =>
+			bulkFigures(
+				`Comms Unified: ${service}`,
+				results[`unified-${service}`],
+				unifiedPosts(sandboxes.unified, service),
+				{
+					items,
+					leastMs: leastSliding(items, perMinute, 60000),
+					limit: { perWindow: perMinute, describe: `${perMinute} per 60 s, sliding window` },
+					textOf: unifiedText,
+				},
+			),
+		),
+	];
+	const peer = [
+		accountFigures("n8n's HTTP Request node, defaults", httpDefault, sandboxes.httpDefault),
+		accountFigures(
+			"n8n's HTTP Request node, batching 10 items every 1,000 ms",
+			results.httpTuned,
+			sandboxes.httpTuned,
+		),
+	];
+	return { bulk, peer };
+}
