@@ -5,7 +5,8 @@
 //
 // Nothing here knows about the Comms API: test/e2e/run.ts supplies that as data (a suite), and
 // any other community package can be run through the same path. Each step lives in a module of
-// its own; this file also re-exports the names bench/n8n.js and older callers import from here.
+// its own; this file also re-exports the names it held before the split, for callers that still
+// import them from here.
 
 import fs from 'node:fs';
 import os from 'node:os';
