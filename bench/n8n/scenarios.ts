@@ -5,7 +5,7 @@
 import { sandboxModule } from '../build.ts';
 import type { Sandbox, SettingsPatch } from '../../sandbox/index.ts';
 import { burstWorkflow } from '../../test/e2e/rig/executions.ts';
-import { n8nId } from '../../test/e2e/rig/suite.ts';
+import { n8nId } from '../../test/e2e/rig/n8n-import.ts';
 import type { Credential, CredentialRef, Workflow } from '../../test/e2e/rig/types.ts';
 import {
 	httpRequestNode,

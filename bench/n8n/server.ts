@@ -12,14 +12,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { executionReader, type ExecutionReader } from '../../test/e2e/rig/executions.ts';
 import { ensureN8n, type N8nInstall } from '../../test/e2e/rig/n8n-install.ts';
+import { installCommunityPackage } from '../../test/e2e/rig/community-package.ts';
+import { n8nEnvironment } from '../../test/e2e/rig/n8n-environment.ts';
+import { importIntoN8n } from '../../test/e2e/rig/n8n-import.ts';
 import { ownerSession, startN8n } from '../../test/e2e/rig/n8n-server.ts';
+import { packPackage } from '../../test/e2e/rig/pack-package.ts';
 import { killAllChildren, log } from '../../test/e2e/rig/proc.ts';
-import {
-	installCommunityPackage,
-	n8nCli,
-	n8nEnvironment,
-	packPackage,
-} from '../../test/e2e/rig/suite.ts';
 import type { PackageJson } from './package-load.ts';
 import { prepare, startSandboxes, type BenchWorkflow, type Sandboxes } from './scenarios.ts';
 
@@ -62,19 +60,11 @@ async function importScenarios(
 	tempRoot: string,
 	{ credentials, workflows }: ReturnType<typeof prepare>,
 ): Promise<void> {
-	const credentialsFile = path.join(tempRoot, 'credentials.json');
-	const workflowsFile = path.join(tempRoot, 'workflows.json');
-	fs.writeFileSync(credentialsFile, JSON.stringify(credentials));
 	// The webhook path is the bench's note to itself, not n8n's.
-	const imported = Object.values(workflows).map((workflow) => {
-		const copy = { ...workflow };
-		delete copy.webhookPath;
-		return copy;
-	});
-	fs.writeFileSync(workflowsFile, JSON.stringify(imported));
-	log('n8n import:credentials, import:workflow');
-	await n8nCli(n8n, env, ['import:credentials', `--input=${credentialsFile}`]);
-	await n8nCli(n8n, env, ['import:workflow', `--input=${workflowsFile}`]);
+	const imported = Object.values(workflows).map(
+		({ webhookPath: _webhookPath, ...workflow }) => workflow,
+	);
+	await importIntoN8n(n8n, env, tempRoot, { credentials, workflows: imported });
 }
 
 /** Publishes (activates) every workflow through the owner's REST session. */

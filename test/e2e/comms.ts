@@ -1,15 +1,18 @@
 // What the Comms scenarios share: the package's node and credential types, the sandbox as the
-// suite starts it (with a collector and a scripted chat model beside it), and small helpers for
-// workflows and request logs.
+// suite starts it (with a collector and a scripted chat model beside it), its credentials, and
+// small helpers for workflows, request logs and POSTs.
 
-import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Sandbox } from '../../sandbox/index.ts';
 import type { Collector } from './rig/collector.ts';
 import { collectNode } from './rig/collector.ts';
 import { E2eError } from './rig/proc.ts';
 import type { ScriptedModel } from './rig/scripted-model.ts';
-import type { CredentialRef, Json, Workflow, WorkflowNode } from './rig/types.ts';
+import type { CredentialInput, CredentialRef, Json, Workflow, WorkflowNode } from './rig/types.ts';
+
+const require = createRequire(import.meta.url);
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
 export const ACCOUNT_NODE_TYPE = 'n8n-nodes-comms-api.commsAccount';
@@ -34,6 +37,40 @@ export type CommsSandbox = Sandbox & {
 	model: ScriptedModel;
 	liveWebhookId?: string;
 };
+
+/** The compiled sandbox (`npm run build`), typed by its source. */
+export function loadSandbox(): typeof import('../../sandbox/index.ts') {
+	const file = path.join(REPO, 'build', 'sandbox', 'index.js');
+	if (!fs.existsSync(file) || !fs.existsSync(path.join(REPO, 'dist')))
+		throw new E2eError('build/ and dist/ are missing: run `npm run build` first');
+	return require(file);
+}
+
+/** A Comms Account credential on the sandbox (its unrestricted key unless `key` says). */
+export function accountCredential(
+	sandbox: Sandbox,
+	name: string,
+	key: 'unrestricted' | 'restricted' = 'unrestricted',
+): CredentialInput {
+	return {
+		name,
+		type: ACCOUNT_CREDENTIAL_TYPE,
+		data: { apiKey: sandbox.credentials.account[key], baseUrl: sandbox.accountBaseUrl },
+	};
+}
+
+/** A Comms Unified credential on the sandbox: its test key and its webhook secret. */
+export function unifiedCredential(sandbox: Sandbox, name: string): CredentialInput {
+	return {
+		name,
+		type: 'commsUnifiedApi',
+		data: {
+			apiKey: sandbox.credentials.unified.test,
+			endpointUrl: sandbox.unifiedUrl,
+			webhookSecret: sandbox.credentials.webhookSecret,
+		},
+	};
+}
 
 /** The server a scenario gets, as the Comms sandbox the suite started. */
 export function sandboxOf(server: unknown): CommsSandbox {
@@ -125,19 +162,20 @@ export function triggerWorkflow(
 	};
 }
 
-export function sign(body: string, secret: string): string {
-	return crypto.createHmac('sha256', secret).update(body).digest('hex');
-}
-
+/** A JSON POST whose failure to connect is an answer (status 0), not an exception. */
 export async function post(
 	url: string,
 	body: string,
 	headers: Record<string, string> = {},
 ): Promise<{ status: number; text: string }> {
-	const response = await fetch(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json', ...headers },
-		body,
-	});
-	return { status: response.status, text: await response.text() };
+	try {
+		const response = await fetch(url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', ...headers },
+			body,
+		});
+		return { status: response.status, text: await response.text() };
+	} catch (error) {
+		return { status: 0, text: error.message };
+	}
 }

@@ -7,15 +7,14 @@
 //   scenarios/webhook-trigger.ts            Comms Unified Trigger: signed, forged, stale, repeated
 //   scenarios/editor/                       the editor in headless Chromium (+ README picture)
 //   scenarios/ai-agent/                     AI Agent tools, Send and Wait answered in a browser
-// The rig (rig/suite.ts) installs n8n 2.41.1 once into a cache, packs this package and installs
+// The rig (rig/suite.ts, runSuite) installs n8n 2.41.1 once into a cache, packs this package and installs
 // it into a fresh n8n user folder as n8n does, starts the sandbox in this process, imports
 // every credential and workflow, runs them, and prints `e2e: N passed, N failed` last.
 // Options (environment): see README.md in this folder.
 
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { REPO, type CommsSandbox } from './comms.ts';
+import { loadSandbox, REPO, type CommsSandbox } from './comms.ts';
 import { startCollector } from './rig/collector.ts';
 import { E2eError, log } from './rig/proc.ts';
 import { startScriptedModel } from './rig/scripted-model.ts';
@@ -29,17 +28,12 @@ import { smsTriggerScenario } from './scenarios/sms-trigger.ts';
 import { unifiedSendSmsScenario } from './scenarios/unified-send-sms.ts';
 import { webhookTriggerScenario } from './scenarios/webhook-trigger.ts';
 
-const require = createRequire(import.meta.url);
 const RUN_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS) || 15 * 60 * 1000;
 
 /** The sandbox with the collector and the scripted chat model beside it, stopped together. */
 async function startCommsSandbox(): Promise<CommsSandbox> {
 	// autoSettleMs: webhooks go out and calls move on while nobody calls the API, as in life.
-	// The compiled sandbox (`npm run build`), typed by its source.
-	const { startSandbox } = require(
-		path.join(REPO, 'build', 'sandbox', 'index.js'),
-	) as typeof import('../../sandbox/index.ts');
-	const sandbox = await startSandbox({ port: 0, autoSettleMs: 1000 });
+	const sandbox = await loadSandbox().startSandbox({ port: 0, autoSettleMs: 1000 });
 	const collector = await startCollector();
 	// The OpenAI-compatible model the AI Agent scenarios' Chat Model nodes talk to.
 	const model = await startScriptedModel();

@@ -9,14 +9,8 @@ export const TIMEOUT_MS = Number(process.env.QUEUE_TIMEOUT_MS) || 15 * 60 * 1000
 export const ACCOUNT_ITEMS = Number(process.env.QUEUE_ACCOUNT_ITEMS) || 600;
 export const UNIFIED_ITEMS = Number(process.env.QUEUE_UNIFIED_ITEMS) || 100;
 export const RUN_SMS = process.env.QUEUE_SMS !== '0';
-/** n8n's durable poll cursors (they need the scheduler and the publication service too). */
+/** n8n's durable poll cursors (rig/n8n-environment.ts, DURABLE_POLL_ENV). */
 export const DURABLE_CURSORS = process.env.QUEUE_DURABLE_CURSORS === '1';
-export const DURABLE_CURSORS_ENV: NodeJS.ProcessEnv = {
-	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-	N8N_SCHEDULER_ENABLED: 'true',
-	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
-	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
-};
 export const TEST_NUMBER = '+447700900123';
 
 export const ACCOUNT_LIMIT = 600;

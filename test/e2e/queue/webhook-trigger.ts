@@ -1,41 +1,13 @@
 // Scenario 3 of the queue run: signed, forged, repeated and simultaneous Comms Unified events
 // at the webhook process; the executions run on the workers.
 
-import { sign, TEST_NUMBER, type CommsSandbox } from '../comms.ts';
-import { waitFor } from '../rig/n8n-server.ts';
-import { sleep } from '../rig/queue-processes.ts';
+import { post, type CommsSandbox } from '../comms.ts';
+import type { ExecutionReader } from '../rig/executions.ts';
+import { sleep, waitFor, waitForProductionWebhook } from '../rig/n8n-server.ts';
+import { executionsByWorker, type QueueProcess } from '../rig/queue-processes.ts';
+import type { Json } from '../rig/types.ts';
+import { postCopiesAtOnce, sign, unifiedEvent } from '../signed-events.ts';
 import { expect } from './settings.ts';
-
-/** A POST whose failure to connect is an answer (status 0), not an exception. */
-export async function post(
-	url: string,
-	body: string,
-	headers: Record<string, string> = {},
-): Promise<{ status: number; text: string }> {
-	try {
-		const response = await fetch(url, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', ...headers },
-			body,
-		});
-		return { status: response.status, text: await response.text() };
-	} catch (error) {
-		return { status: 0, text: error.message };
-	}
-}
-
-export async function waitWebhookLive(url: string, timeoutMs = 90000): Promise<void> {
-	await waitFor(
-		`the production webhook ${url}`,
-		async () => {
-			const probe = await fetch(url).catch(() => null);
-			if (!probe) return false;
-			const text = await probe.text();
-			return probe.status !== 404 || /POST request/i.test(text);
-		},
-		{ timeoutMs },
-	);
-}
 
 /** Scenario 3: signed, forged, repeated and simultaneous events at the webhook process. */
 export async function webhookTriggerScenario({
@@ -50,17 +22,9 @@ export async function webhookTriggerScenario({
 	const problems: string[] = [];
 	const secret = sandbox.credentials.webhookSecret;
 	const events = () => sandbox.collector.bodies('/events');
-	await waitWebhookLive(hook);
-	const event = (name: string, id: string) =>
-		JSON.stringify({
-			event: name,
-			timestamp: new Date().toISOString(),
-			data: name.startsWith('call')
-				? { call_id: id, duration: 42 }
-				: { message_id: id, to: TEST_NUMBER },
-		});
+	await waitForProductionWebhook(hook, 90000);
 	// 1. A signed event: 200 and one execution on a worker.
-	const first = event('call.completed', `call_queue_${Date.now()}`);
+	const first = unifiedEvent('call.completed', `call_queue_${Date.now()}`);
 	const signed = { 'x-signature': sign(first, secret) };
 	const accepted = await post(hook, first, signed);
 	expect(problems, accepted.status === 200, `a signed event answered ${accepted.status}`);
@@ -82,14 +46,12 @@ export async function webhookTriggerScenario({
 	expect(problems, repeat.status === 200, `a repeat answered ${repeat.status}`);
 	const repeatViaMain = await post(mainHook, first, signed);
 	// 4. Three copies of a fresh event at the same moment: one execution.
-	const fresh = event('sms.delivered', `sms_queue_${Date.now()}`);
-	const copies = await Promise.all(
-		[1, 2, 3].map(() => post(hook, fresh, { 'x-signature': `sha256=${sign(fresh, secret)}` })),
-	);
+	const fresh = unifiedEvent('sms.delivered', `sms_queue_${Date.now()}`);
+	const copies = await postCopiesAtOnce(hook, fresh, secret);
 	expect(
 		problems,
-		copies.every((c) => c.status === 200),
-		`simultaneous copies answered ${copies.map((c) => c.status).join(', ')}`,
+		copies.every((status) => status === 200),
+		`simultaneous copies answered ${copies.join(', ')}`,
 	);
 	await waitFor('the sms.delivered execution', () => events().length >= 2, { timeoutMs: 60000 });
 	await sleep(5000);
@@ -104,8 +66,37 @@ export async function webhookTriggerScenario({
 		forgedAnswered: refused,
 		repeatAtWebhookProcess: repeat.status,
 		repeatAtMain: repeatViaMain.status,
-		simultaneousCopies: copies.map((c) => c.status),
+		simultaneousCopies: copies,
 		workflowRanFor: got,
 		problems,
 	};
+}
+
+/**
+ * Scenario 3's verdict on what ran: two executions of the trigger workflow, each on a worker.
+ * Adds the executions to `figures` and any problem to figures.problems.
+ */
+export async function checkRanOnWorkers(
+	figures: Json,
+	reader: ExecutionReader,
+	workflowId: string,
+	workers: QueueProcess[],
+): Promise<void> {
+	const runs = (await reader.list()).filter((e) => e.workflowId === workflowId);
+	const onWorkers = executionsByWorker(workers);
+	figures.executions = runs.map((r) => ({
+		id: String(r.id),
+		status: r.status,
+		worker: onWorkers.get(String(r.id)) || null,
+	}));
+	expect(
+		figures.problems,
+		figures.executions.length === 2,
+		`${figures.executions.length} executions of the trigger workflow, expected 2`,
+	);
+	expect(
+		figures.problems,
+		figures.executions.every((e: Json) => e.worker),
+		`not every trigger execution ran on a worker: ${JSON.stringify(figures.executions)}`,
+	);
 }

@@ -1,14 +1,34 @@
-// The queue run's workflows: the two bursts (Webhook -> Code -> send node), the Comms Unified
-// Trigger and the Comms Account Trigger, each trigger ending in a POST to the collector.
+// The queue run's credentials and workflows: the two bursts (Webhook -> Code -> send node), the
+// Comms Unified Trigger and the Comms Account Trigger, each trigger ending in a POST to the
+// collector.
 
 import crypto from 'node:crypto';
 import {
+	accountCredential,
 	TEST_NUMBER,
 	triggerWorkflow as liveTriggerWorkflow,
+	unifiedCredential,
 	type CommsSandbox,
 } from '../comms.ts';
 import { burstWorkflow } from '../rig/executions.ts';
-import type { CredentialRef, Workflow } from '../rig/types.ts';
+import { n8nId } from '../rig/n8n-import.ts';
+import type { Credential, CredentialRef, Workflow } from '../rig/types.ts';
+
+export type QueueCredentials = Record<'account' | 'trigger' | 'unified', Credential>;
+
+export function credentialsFor(sandbox: CommsSandbox): QueueCredentials {
+	return {
+		account: { id: n8nId(), ...accountCredential(sandbox, 'Comms Account (queue)') },
+		// The SMS trigger polls with another key (the sandbox's restricted key, which may read
+		// the main number): the Account limit is per key, and polls on the burst's key would
+		// take part of its 600 a minute and move the least time the run measures against.
+		trigger: {
+			id: n8nId(),
+			...accountCredential(sandbox, 'Comms Account (queue, trigger)', 'restricted'),
+		},
+		unified: { id: n8nId(), ...unifiedCredential(sandbox, 'Comms Unified (queue)') },
+	};
+}
 
 /** The live suite's trigger workflow, imported here unpublished (the run publishes it itself). */
 function triggerWorkflow(...args: Parameters<typeof liveTriggerWorkflow>): Workflow {

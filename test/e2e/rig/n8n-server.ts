@@ -8,13 +8,12 @@
 // only need the API use ownerSession().
 
 import type { N8nInstall } from './n8n-install.ts';
-import { E2eError, log, run, type RunResult } from './proc.ts';
+import { E2eError, log, run, sleep, type RunResult } from './proc.ts';
+import type { Json } from './types.ts';
+
+export { sleep } from './proc.ts';
 
 const START_TIMEOUT_MS = Number(process.env.E2E_N8N_START_TIMEOUT_MS) || 3 * 60 * 1000;
-
-export function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** `n8n start` in the background; resolves once it serves requests. */
 export interface RunningN8n {
@@ -103,11 +102,13 @@ export async function setupOwner(url: string, owner: Owner = OWNER): Promise<Own
 	return owner;
 }
 
-/** Cookie-authenticated REST calls as the owner (set up here if nobody has yet). */
-/** REST calls as the owner; each resolves to the answer's `data`. */
+/**
+ * Cookie-authenticated REST calls as the owner (set up here if nobody has yet); each resolves to
+ * the answer's `data`.
+ */
 export interface OwnerSession {
-	get(path: string): Promise<any>;
-	post(path: string, body: unknown): Promise<any>;
+	get(path: string): Promise<Json>;
+	post(path: string, body: unknown): Promise<Json>;
 }
 
 export async function ownerSession(url: string, owner: Owner = OWNER): Promise<OwnerSession> {
@@ -159,4 +160,19 @@ export async function waitFor<T>(
 			throw new E2eError(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
 		await sleep(intervalMs);
 	}
+}
+
+/**
+ * Waits until n8n serves the production webhook at `url`: a GET to a registered POST-only
+ * webhook answers "Did you mean to make a POST request?", an unregistered one a plain 404.
+ */
+export async function waitForProductionWebhook(url: string, timeoutMs = 60000): Promise<void> {
+	await waitFor(
+		`the production webhook ${url}`,
+		async () => {
+			const probe = await fetch(url).catch(() => null);
+			return probe !== null && (probe.status !== 404 || /POST request/i.test(await probe.text()));
+		},
+		{ timeoutMs },
+	);
 }

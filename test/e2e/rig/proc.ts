@@ -17,6 +17,10 @@ export function log(message: string): void {
 	process.stderr.write(`[e2e +${elapsed()}] ${message}\n`);
 }
 
+export function sleep(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /** An error whose message is already meant for humans (no stack trace needed). */
 export class E2eError extends Error {
 	details: string | undefined;

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+	accountCredential,
 	ACCOUNT_CREDENTIAL_TYPE,
 	ACCOUNT_NODE_TYPE,
 	attachCredentials,
@@ -13,7 +14,8 @@ import {
 	sandboxOf,
 } from '../comms.ts';
 import { log } from '../rig/proc.ts';
-import type { ExecutionView, Scenario } from '../rig/suite.ts';
+import type { ExecutionView } from '../rig/execution-view.ts';
+import type { Scenario } from '../rig/execute-scenarios.ts';
 import type { Json } from '../rig/types.ts';
 
 /** Checks the run of examples/account-send-sms.json against the sandbox. */
@@ -102,19 +104,7 @@ export function accountSendSmsScenario(repo: string): Scenario {
 	const file = path.join(repo, 'examples', 'account-send-sms.json');
 	return {
 		name: 'examples/account-send-sms.json (Comms Account: numbers getAll, sms send, against the sandbox)',
-		credentials: (server) => {
-			const sandbox = sandboxOf(server);
-			return [
-				{
-					name: 'Comms Account (e2e sandbox)',
-					type: ACCOUNT_CREDENTIAL_TYPE,
-					data: {
-						apiKey: sandbox.credentials.account.unrestricted,
-						baseUrl: sandbox.accountBaseUrl,
-					},
-				},
-			];
-		},
+		credentials: (server) => [accountCredential(sandboxOf(server), 'Comms Account (e2e sandbox)')],
 		workflow: (_server, credentialsByType) =>
 			attachCredentials(JSON.parse(fs.readFileSync(file, 'utf8')), credentialsByType, {
 				[ACCOUNT_NODE_TYPE]: ACCOUNT_CREDENTIAL_TYPE,

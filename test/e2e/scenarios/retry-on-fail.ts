@@ -4,13 +4,14 @@
 // try (issue 20, item 1).
 
 import {
+	accountCredential,
 	ACCOUNT_NODE_TYPE as ACCOUNT_NODE,
 	attachCredentials,
 	expect,
 	sandboxOf,
 } from '../comms.ts';
 import { log } from '../rig/proc.ts';
-import type { Scenario } from '../rig/suite.ts';
+import type { Scenario } from '../rig/execute-scenarios.ts';
 
 const CARRIER_REJECTS = '+447700900502';
 const CUSTOMER = '+447700900123';
@@ -20,14 +21,7 @@ export function retryOnFailScenario(): Scenario {
 	return {
 		name: 'Retry On Fail (Max Tries 3) on Comms Account SMS Send: the SMS that went is sent once',
 		credentials: (server) => [
-			{
-				name: 'Comms Account (e2e retry on fail)',
-				type: 'commsAccountApi',
-				data: {
-					apiKey: sandboxOf(server).credentials.account.unrestricted,
-					baseUrl: sandboxOf(server).accountBaseUrl,
-				},
-			},
+			accountCredential(sandboxOf(server), 'Comms Account (e2e retry on fail)'),
 		],
 		workflow: (server, credentialsByType) =>
 			attachCredentials(

@@ -2,7 +2,7 @@
 // reaches the workflow; SMS arriving afterwards each reach it exactly once, over more than one poll.
 
 import {
-	ACCOUNT_CREDENTIAL_TYPE,
+	accountCredential,
 	expect,
 	sandboxOf,
 	SMS_TRIGGER_TYPE,
@@ -11,7 +11,7 @@ import {
 } from '../comms.ts';
 import { sleep, waitFor } from '../rig/n8n-server.ts';
 import { log } from '../rig/proc.ts';
-import type { LiveScenario } from '../rig/suite.ts';
+import type { LiveScenario } from '../rig/live-scenarios.ts';
 import type { Json } from '../rig/types.ts';
 
 function smsPolls(sandbox: CommsSandbox) {
@@ -22,16 +22,7 @@ function smsPolls(sandbox: CommsSandbox) {
 
 export const smsTriggerScenario: LiveScenario = {
 	name: 'Comms Account Trigger in a running n8n: each new SMS starts the workflow once, history does not',
-	credentials: (server) => {
-		const sandbox = sandboxOf(server);
-		return [
-			{
-				name: 'Comms Account (live)',
-				type: ACCOUNT_CREDENTIAL_TYPE,
-				data: { apiKey: sandbox.credentials.account.unrestricted, baseUrl: sandbox.accountBaseUrl },
-			},
-		];
-	},
+	credentials: (server) => [accountCredential(sandboxOf(server), 'Comms Account (live)')],
 	workflows: (server, credentials) => {
 		const sandbox = sandboxOf(server);
 		// History that must not flood the workflow on activation.

@@ -10,7 +10,7 @@ import {
 	UNIFIED_NODE as UNIFIED_NODE_TYPE,
 } from '../comms.ts';
 import { log } from '../rig/proc.ts';
-import type { Scenario } from '../rig/suite.ts';
+import type { Scenario } from '../rig/execute-scenarios.ts';
 
 export function unifiedSendSmsScenario(repo: string): Scenario {
 	const file = path.join(repo, 'examples', 'unified-send-sms.json');

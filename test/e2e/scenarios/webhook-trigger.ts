@@ -7,32 +7,20 @@ import {
 	expect,
 	post,
 	sandboxOf,
-	sign,
 	TEST_NUMBER,
 	triggerWorkflow,
 	UNIFIED_EVENTS,
 	UNIFIED_TRIGGER_TYPE,
+	unifiedCredential,
 } from '../comms.ts';
-import { sleep, waitFor } from '../rig/n8n-server.ts';
+import type { LiveScenario } from '../rig/live-scenarios.ts';
+import { sleep, waitFor, waitForProductionWebhook } from '../rig/n8n-server.ts';
 import { log } from '../rig/proc.ts';
-import type { LiveScenario } from '../rig/suite.ts';
+import { postCopiesAtOnce, sign, unifiedEvent } from '../signed-events.ts';
 
 export const webhookTriggerScenario: LiveScenario = {
 	name: 'Comms Unified Trigger in a running n8n: signed events start the workflow once, forged ones get 401',
-	credentials: (server) => {
-		const sandbox = sandboxOf(server);
-		return [
-			{
-				name: 'Comms Unified (live)',
-				type: 'commsUnifiedApi',
-				data: {
-					apiKey: sandbox.credentials.unified.test,
-					endpointUrl: sandbox.unifiedUrl,
-					webhookSecret: sandbox.credentials.webhookSecret,
-				},
-			},
-		];
-	},
+	credentials: (server) => [unifiedCredential(sandboxOf(server), 'Comms Unified (live)')],
 	workflows: (server, credentials) => {
 		const sandbox = sandboxOf(server);
 		const webhookId = crypto.randomUUID();
@@ -65,11 +53,7 @@ export const webhookTriggerScenario: LiveScenario = {
 		const hook = `${url}/webhook/${sandbox.liveWebhookId}/webhook`;
 		const secret = sandbox.credentials.webhookSecret;
 		const events = () => sandbox.collector.bodies('/events');
-		// A GET to a registered POST-only production webhook answers "Did you mean to make a POST request?".
-		await waitFor('the production webhook to be registered', async () => {
-			const probe = await fetch(hook).catch(() => null);
-			return probe && (probe.status !== 404 || /POST request/i.test(await probe.text()));
-		});
+		await waitForProductionWebhook(hook);
 
 		// 1. The sandbox places a voice call whose webhook_url is the trigger; its signed call.completed arrives.
 		const made = await post(
@@ -132,28 +116,22 @@ export const webhookTriggerScenario: LiveScenario = {
 		}
 
 		// 4. Stale: a signed event two hours old is outside the replay window.
-		const stale = JSON.stringify({
-			event: 'sms.delivered',
-			timestamp: new Date(Date.now() - 2 * 3600_000).toISOString(),
-			data: { message_id: 'sms_e2e_stale', to: TEST_NUMBER },
-		});
+		const stale = unifiedEvent(
+			'sms.delivered',
+			'sms_e2e_stale',
+			new Date(Date.now() - 2 * 3600_000),
+		);
 		expect(
 			(await post(hook, stale, { 'x-signature': sign(stale, secret) })).status === 401,
 			'a stale event was not refused with 401',
 		);
 
 		// 5. Three copies of a fresh signed event at the same moment (sha256= prefix): one execution.
-		const fresh = JSON.stringify({
-			event: 'sms.delivered',
-			timestamp: new Date().toISOString(),
-			data: { message_id: 'sms_e2e_fresh', to: TEST_NUMBER },
-		});
-		const answers = await Promise.all(
-			[1, 2, 3].map(() => post(hook, fresh, { 'x-signature': `sha256=${sign(fresh, secret)}` })),
-		);
+		const fresh = unifiedEvent('sms.delivered', 'sms_e2e_fresh');
+		const answers = await postCopiesAtOnce(hook, fresh, secret);
 		expect(
-			answers.every((a) => a.status === 200),
-			`simultaneous copies answered ${answers.map((a) => a.status).join(', ')}`,
+			answers.every((status) => status === 200),
+			`simultaneous copies answered ${answers.join(', ')}`,
 		);
 		await waitFor('the sms.delivered execution', () => events().length >= 2);
 		await sleep(3000);

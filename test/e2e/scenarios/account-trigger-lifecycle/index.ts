@@ -8,109 +8,48 @@
 // scheduled poll can emit them. Each record must then reach its workflow exactly once, the
 // trigger being found by its new name (commsAccountTrigger). Two n8n starts per path.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, sandboxOf } from '../../comms.ts';
-import { ownerSession, sleep, waitFor } from '../../rig/n8n-server.ts';
+import type { LiveContext, LiveScenario } from '../../rig/live-scenarios.ts';
 import { ensureN8n } from '../../rig/n8n-install.ts';
+import { ownerSession, sleep, waitFor } from '../../rig/n8n-server.ts';
 import { log } from '../../rig/proc.ts';
-import { n8nEnvironment, type LiveContext, type LiveScenario } from '../../rig/suite.ts';
 import type { Json } from '../../rig/types.ts';
 import {
-	accountPost,
-	BUSY,
-	CUSTOMER,
-	eventWorkflow,
-	PATHS,
-	polls,
-	startOwnN8n,
+	collectorPath,
+	EVENTS,
+	publishEventWorkflows,
 	type AccountEvent,
-	type PathName,
-} from './helpers.ts';
+} from './event-workflows.ts';
+import { ownEnvironment, startOwnN8n, type PathName } from './own-n8n.ts';
+import { polls, sendRecords } from './records.ts';
 
-async function runPath(
-	pathName: PathName,
-	{ env: sharedEnv, server, tempRoot }: LiveContext,
-): Promise<void> {
-	const sandbox = sandboxOf(server);
+async function runPath(pathName: PathName, context: LiveContext): Promise<void> {
+	const sandbox = sandboxOf(context.server);
 	const n8n = await ensureN8n();
-	const userFolder = path.join(tempRoot, `lifecycle-${pathName}`);
-	fs.mkdirSync(path.join(userFolder, '.n8n'), { recursive: true });
-	// The community package as the shared run installed it.
-	fs.cpSync(
-		path.join(sharedEnv.N8N_USER_FOLDER!, '.n8n', 'nodes'),
-		path.join(userFolder, '.n8n', 'nodes'),
-		{ recursive: true, verbatimSymlinks: true },
-	);
-	const env = {
-		...(await n8nEnvironment(n8n, userFolder)),
-		...PATHS[pathName],
-	};
+	const env = await ownEnvironment(n8n, pathName, context);
+	const pollCounts = () =>
+		Object.fromEntries(EVENTS.map((event) => [event, polls(sandbox, event)]));
+	const got = (event: AccountEvent): Json[] =>
+		sandbox.collector.bodies(collectorPath(pathName, event));
 	let running = await startOwnN8n(n8n, env, `n8n ${pathName}`);
 	try {
-		const session = await ownerSession(running.url);
-		const credential = await session.post('/rest/credentials', {
-			name: `Comms Account (${pathName})`,
-			type: 'commsAccountApi',
-			data: {
-				apiKey: sandbox.credentials.account.unrestricted,
-				baseUrl: sandbox.accountBaseUrl,
-			},
-		});
-		const events: AccountEvent[] = ['smsReceived', 'callEnded', 'smsDelivered'];
-		const before = Object.fromEntries(events.map((event) => [event, polls(sandbox, event)]));
 		// Published into the running n8n, one workflow per event.
-		for (const event of events) {
-			const created = await session.post(
-				'/rest/workflows',
-				eventWorkflow(
-					pathName,
-					event,
-					{ id: credential.id, name: credential.name },
-					sandbox.collector.url,
-				),
-			);
-			await session.post(`/rest/workflows/${created.id}/activate`, {
-				versionId: created.versionId,
-			});
-		}
+		const before = pollCounts();
+		await publishEventWorkflows(await ownerSession(running.url), sandbox, pathName);
 		await waitFor(
 			'the publish-time poll of each event',
-			() => events.every((event) => polls(sandbox, event) > before[event]),
+			() => EVENTS.every((event) => polls(sandbox, event) > before[event]),
 			{ timeoutMs: 60000 },
 		);
 		// Right after publishing: the records, then a restart before a scheduled poll emits them.
-		const sms = sandbox.control.injectInboundSms({
-			from: '+447700900779',
-			body: `Lifecycle ${pathName}`,
-			count: 3,
-			intervalSeconds: 0.2,
-		});
-		const call = await accountPost(sandbox, '/v1/calls', {
-			phoneDocId: sandbox.numbers.main,
-			to: BUSY,
-		});
-		const sent = await accountPost(sandbox, '/v1/sms', {
-			phoneDocId: sandbox.numbers.main,
-			to: CUSTOMER,
-			message: `Lifecycle ${pathName}`,
-		});
-		const early = events.map(
-			(event) => sandbox.collector.bodies(`/lc-${pathName}-${event}`).length,
-		);
+		const expected = await sendRecords(sandbox, pathName);
+		const early = EVENTS.map((event) => got(event).length);
 		await running.proc.stop();
 		log(
 			`  ${pathName}: published 3 workflows into a running n8n, sent 3 SMS, a call and an SMS, restarted n8n (${early.reduce((a, b) => a + b, 0)} items had arrived before the restart)`,
 		);
 		running = await startOwnN8n(n8n, env, `n8n ${pathName} (restarted)`);
 
-		const expected = {
-			smsReceived: sms.map((m) => m.id),
-			callEnded: [call.callId],
-			smsDelivered: null, // the record id is not in the send result: one item, with its messageId
-		};
-		const got = (event: AccountEvent): Json[] =>
-			sandbox.collector.bodies(`/lc-${pathName}-${event}`);
 		await waitFor(
 			'each record to reach its workflow',
 			() =>
@@ -120,29 +59,30 @@ async function runPath(
 			{ timeoutMs: 200000, intervalMs: 1000 },
 		);
 		// One more poll of each event after that must bring nothing twice.
-		const after = Object.fromEntries(events.map((event) => [event, polls(sandbox, event)]));
+		const after = pollCounts();
 		await waitFor(
 			'one more poll of each event',
-			() => events.every((event) => polls(sandbox, event) > after[event]),
+			() => EVENTS.every((event) => polls(sandbox, event) > after[event]),
 			{ timeoutMs: 150000, intervalMs: 1000 },
 		);
 		await sleep(3000);
 		const received = got('smsReceived').map((b) => b.id);
 		expect(
-			JSON.stringify([...received].sort()) === JSON.stringify([...expected.smsReceived].sort()),
-			`${pathName}: SMS Received gave ${JSON.stringify(received)}, expected each of ${JSON.stringify(expected.smsReceived)} once`,
+			JSON.stringify([...received].sort()) === JSON.stringify([...expected.smsIds].sort()),
+			`${pathName}: SMS Received gave ${JSON.stringify(received)}, expected each of ${JSON.stringify(expected.smsIds)} once`,
 		);
 		const calls = got('callEnded');
 		expect(
-			calls.length === 1 && calls[0].id === call.callId && calls[0].status === 'busy',
-			`${pathName}: Call Ended gave ${JSON.stringify(calls)}, expected call ${call.callId} once, busy`,
+			calls.length === 1 && calls[0].id === expected.callId && calls[0].status === 'busy',
+			`${pathName}: Call Ended gave ${JSON.stringify(calls)}, expected call ${expected.callId} once, busy`,
 		);
+		// The delivered record's id is not in the send result: one item, with its messageId.
 		const delivered = got('smsDelivered');
 		expect(
 			delivered.length === 1 &&
-				delivered[0].messageId === sent.messageId &&
+				delivered[0].messageId === expected.messageId &&
 				delivered[0].status === 'delivered',
-			`${pathName}: SMS Delivered gave ${JSON.stringify(delivered)}, expected message ${sent.messageId} once`,
+			`${pathName}: SMS Delivered gave ${JSON.stringify(delivered)}, expected message ${expected.messageId} once`,
 		);
 		log(
 			`  ${pathName}: after the restart, 3 SMS, 1 ended call and 1 delivered SMS each reached their workflow once`,

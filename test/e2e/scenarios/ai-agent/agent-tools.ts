@@ -5,9 +5,9 @@
 
 import { expect } from '../../comms.ts';
 import { log } from '../../rig/proc.ts';
-import type { ChatRequest, ScriptedModel } from '../../rig/scripted-model.ts';
-import { textOf } from '../../rig/scripted-model.ts';
+import type { ScriptedModel } from '../../rig/scripted-model.ts';
 import type { Json } from '../../rig/types.ts';
+import { askAgent, toolOf, type AgentRun } from './ask-agent.ts';
 import { CUSTOMER } from './workflow.ts';
 
 export async function agentToolChecks(
@@ -15,50 +15,8 @@ export async function agentToolChecks(
 	hook: (name: string) => string,
 	smsTo: (marker: string) => Json[],
 ): Promise<void> {
-	async function ask(name: string, marker: string, script: Json) {
-		const prompt = `Please text our customer (${marker}). SCRIPT ${JSON.stringify(script)}`;
-		const response = await fetch(hook(name), {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ prompt }),
-		});
-		const text = await response.text();
-		expect(
-			response.status === 200,
-			`${name}: the workflow answered ${response.status}: ${text.slice(0, 400)}`,
-		);
-		const conversation = model.conversation(marker);
-		expect(
-			conversation.length >= 2,
-			`${name}: the model was asked ${conversation.length} time(s), expected a tool call and an answer`,
-			text.slice(0, 400),
-		);
-		const last = conversation[conversation.length - 1];
-		// Each tool result as the model read it; a JSON error item's text unescaped.
-		const results = (last.messages ?? [])
-			.filter((m) => m.role === 'tool')
-			.map((m) => textOf(m.content))
-			.map((text: string) => {
-				try {
-					const parsed = JSON.parse(text);
-					const first = Array.isArray(parsed) ? parsed[0] : parsed;
-					return first && typeof first.error === 'string' ? `error: ${first.error}` : text;
-				} catch {
-					return text;
-				}
-			});
-		return { answer: text, first: conversation[0], results };
-	}
-
-	function toolOf(request: ChatRequest, namePart: string): Json {
-		const tools: Json[] = (request.tools || []).map((t) => t.function || t);
-		const tool = tools.find((t) => t.name.includes(namePart));
-		expect(
-			tool,
-			`the model was offered no tool named like "${namePart}" (offered: ${tools.map((t: Json) => t.name).join(', ')})`,
-		);
-		return tool;
-	}
+	const ask = (name: string, marker: string, script: Json) =>
+		askAgent(model, hook(name), name, marker, script);
 
 	// 1. Both agent versions, both tools: one SMS each, the result in the answer, what the model saw.
 	for (const [name, toolName, node] of [
@@ -110,7 +68,7 @@ export async function agentToolChecks(
 	for (const name of ['account 3.1', 'account 2.2', 'unified 3.1', 'unified 2.2']) {
 		const marker = `bad-${name.replace(/\W/g, '')}-${Date.now()}`;
 		const toolName = name.startsWith('account') ? 'Text_the_customer' : 'Text_via_Unified';
-		let run: Awaited<ReturnType<typeof ask>>;
+		let run: AgentRun;
 		try {
 			run = await ask(name, marker, {
 				tool: toolName,

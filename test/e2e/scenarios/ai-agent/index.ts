@@ -11,10 +11,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, sandboxOf } from '../../comms.ts';
-import { waitFor } from '../../rig/n8n-server.ts';
+import { accountCredential, expect, sandboxOf } from '../../comms.ts';
+import { waitFor, waitForProductionWebhook } from '../../rig/n8n-server.ts';
 import { log } from '../../rig/proc.ts';
-import type { LiveScenario } from '../../rig/suite.ts';
+import type { LiveScenario } from '../../rig/live-scenarios.ts';
 import type { Workflow } from '../../rig/types.ts';
 import { agentToolChecks } from './agent-tools.ts';
 import { sendAndWaitChecks } from './send-and-wait.ts';
@@ -38,14 +38,7 @@ export function aiScenario(repo: string): LiveScenario {
 					type: 'openAiApi',
 					data: { apiKey: 'sk-scripted-e2e', url: sandbox.model.url },
 				},
-				{
-					name: 'Comms Account (issue 24)',
-					type: 'commsAccountApi',
-					data: {
-						apiKey: sandbox.credentials.account.unrestricted,
-						baseUrl: sandbox.accountBaseUrl,
-					},
-				},
+				accountCredential(sandbox, 'Comms Account (issue 24)'),
 				{
 					name: 'Comms Unified (issue 24, live key)',
 					type: 'commsUnifiedApi',
@@ -61,10 +54,7 @@ export function aiScenario(repo: string): LiveScenario {
 			const sandbox = sandboxOf(server);
 			const model = sandbox.model;
 			const hook = (name: string) => `${url}/webhook/${paths[name]}`;
-			await waitFor('the issue-24 webhooks to be registered', async () => {
-				const probe = await fetch(hook('account 3.1')).catch(() => null);
-				return probe && (probe.status !== 404 || /POST request/i.test(await probe.text()));
-			});
+			await waitForProductionWebhook(hook('account 3.1'));
 			// Started first: n8n's wait tracker may take a minute to resume it, while the rest runs.
 			const timeoutQuestion = `Reply by the end of the day? ${Date.now()}`;
 			const started = await fetch(`${url}/webhook/${paths['Timeout (Account)']}`, {

@@ -25,9 +25,10 @@ import { OWNER, setupOwner } from '../../rig/n8n-server.ts';
 import { log } from '../../rig/proc.ts';
 import path from 'node:path';
 import type { PackageNode, sendSmsTexts, voiceCheck } from '../package-nodes.ts';
-import { canvasSteps, readmePictureStep } from './canvas.ts';
+import { canvasSteps } from './canvas.ts';
 import { credentialSteps } from './credential.ts';
 import { nodesPanelSteps } from './nodes-panel.ts';
+import { readmePictureStep } from './readme-picture.ts';
 import { sendSmsSteps } from './send-sms.ts';
 
 export const SCREENSHOTS = path.join(REPO, '.e2e', 'screenshots');

@@ -5,7 +5,7 @@
 
 import crypto from 'node:crypto';
 import { sandboxOf, SMS_TRIGGER_TYPE, UNIFIED_NODE, UNIFIED_TRIGGER_TYPE } from '../../comms.ts';
-import type { LiveScenario } from '../../rig/suite.ts';
+import type { LiveScenario } from '../../rig/live-scenarios.ts';
 import type { Json, WorkflowNode } from '../../rig/types.ts';
 import { runEditorChecks, type EditorTrigger } from './checks.ts';
 import {
