@@ -5,8 +5,7 @@
 //
 // Nothing here knows about the Comms API: test/e2e/run.ts supplies that as data (a suite), and
 // any other community package can be run through the same path. Each step lives in a module of
-// its own; this file also re-exports the names it held before the split, for callers that still
-// import them from here.
+// its own.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,15 +26,6 @@ import type { Tally } from './outcomes.ts';
 import { packPackage } from './pack-package.ts';
 import { killAllChildren, log } from './proc.ts';
 import type { ApiServer } from './types.ts';
-
-export { installCommunityPackage } from './community-package.ts';
-export { executionView, type ExecutionView } from './execution-view.ts';
-export type { Scenario } from './execute-scenarios.ts';
-export type { LiveContext, LiveScenario } from './live-scenarios.ts';
-export { n8nCli, parseRawOutput, splitRawOutput } from './n8n-cli.ts';
-export { n8nEnvironment } from './n8n-environment.ts';
-export { n8nId } from './n8n-import.ts';
-export { packPackage } from './pack-package.ts';
 
 /**
  * A package and the scenarios run against it:
