@@ -12,6 +12,7 @@
 //
 // The scanner itself ignores this file and inline directives; `npm run lint` also runs it as n8n
 // does (scripts/scan.mjs), so the gate cannot be loosened here.
+import comments from '@eslint-community/eslint-plugin-eslint-comments';
 import js from '@eslint/js';
 import { buildScanConfig } from '@n8n/scan-community-package/scanner/scanner.mjs';
 import { defineConfig, globalIgnores } from 'eslint/config';
@@ -23,8 +24,12 @@ export default defineConfig(
 	{
 		files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
 		extends: [js.configs.recommended, tseslint.configs.recommended],
+		plugins: { '@eslint-community/eslint-comments': comments },
 		languageOptions: { globals: { ...globals.node } },
+		linterOptions: { reportUnusedDisableDirectives: 'error' },
 		rules: {
+			// A rule turned off for a line says why, after `--`.
+			'@eslint-community/eslint-comments/require-description': 'error',
 			// `_`-prefixed names are unused on purpose (a callback's leading parameters, a
 			// destructured field left out of a rest object).
 			'@typescript-eslint/no-unused-vars': [

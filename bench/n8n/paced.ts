@@ -3,8 +3,7 @@
 // four services; n8n's HTTP Request node doing the Account sends with its defaults and tuned.
 
 import type { Sandbox } from '../../sandbox/index.ts';
-import { sleep } from '../../test/e2e/rig/n8n-server.ts';
-import { log } from '../../test/e2e/rig/proc.ts';
+import { log, sleep } from '../../test/e2e/rig/proc.ts';
 import {
 	accountPosts,
 	accountText,

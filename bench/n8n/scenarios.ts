@@ -22,7 +22,7 @@ import {
 export const LATENCY_MS = 20;
 /** The header value n8n's Webhook node checks in the Header Auth comparison. */
 export const WEBHOOK_HEADER_VALUE = 'bench-header-value';
-export const UNIFIED_SERVICES: UnifiedService[] = ['sms', 'voice', 'email', 'ai'];
+const UNIFIED_SERVICES: UnifiedService[] = ['sms', 'voice', 'email', 'ai'];
 
 const DOCUMENTED: SettingsPatch = { latencyMs: LATENCY_MS, retryAfter: false };
 const INSTANT: SettingsPatch = { latencyMs: 0, accountRequestsPerMinute: 1_000_000 };

@@ -4,7 +4,8 @@
 
 import crypto from 'node:crypto';
 import { finishedExecutions } from '../../test/e2e/rig/executions.ts';
-import { sleep, waitFor } from '../../test/e2e/rig/n8n-server.ts';
+import { waitForProductionWebhook } from '../../test/e2e/rig/n8n-server.ts';
+import { sleep } from '../../test/e2e/rig/proc.ts';
 import { median, round } from './bursts.ts';
 import { WEBHOOK_HEADER_VALUE } from './scenarios.ts';
 import type { BenchN8n } from './server.ts';
@@ -44,10 +45,7 @@ async function timeReceiver(bench: BenchN8n, key: Receiver): Promise<WebhookTimi
 	const secret = bench.sandboxes.unified.credentials.webhookSecret;
 	const workflow = bench.workflows[key];
 	const url = `${bench.url}/webhook/${workflow.webhookPath}`;
-	await waitFor(`the webhook ${url}`, async () => {
-		const probe = await fetch(url).catch(() => null);
-		return probe && (probe.status !== 404 || /POST request/i.test(await probe.text()));
-	});
+	await waitForProductionWebhook(url);
 	const sent: number[] = [];
 	const answered: number[] = [];
 	for (let i = 0; i < WEBHOOK_EVENTS + 1; i++) {
@@ -79,5 +77,3 @@ export async function webhookLatency(bench: BenchN8n) {
 		verified: await timeReceiver(bench, 'verified'),
 	};
 }
-
-export type WebhookFigures = Awaited<ReturnType<typeof webhookLatency>>;

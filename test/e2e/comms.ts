@@ -179,3 +179,8 @@ export async function post(
 		return { status: 0, text: error.message };
 	}
 }
+
+/** An answer's status for a failure message, with the reason when nothing answered. */
+export function answered(answer: { status: number; text: string }): string {
+	return answer.status === 0 ? `nothing (${answer.text})` : String(answer.status);
+}

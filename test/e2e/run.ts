@@ -50,7 +50,7 @@ async function startCommsSandbox(): Promise<CommsSandbox> {
 }
 
 /** The suite: this package, the sandbox, the examples, then the live scenarios. */
-export function commsSuite(repo = REPO): Suite {
+function commsSuite(repo = REPO): Suite {
 	return {
 		packageDir: repo,
 		preflight() {

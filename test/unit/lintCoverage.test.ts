@@ -71,8 +71,13 @@ function compiledBy(tsconfig: string): Set<string> {
 }
 
 describe('lint, format and type-check coverage', () => {
-	const files = trackedCode();
-	const checks = askLinters(files);
+	let files: string[] = [];
+	let checks: FileChecks[] = [];
+
+	beforeAll(() => {
+		files = trackedCode();
+		checks = askLinters(files);
+	});
 
 	it('lints every TypeScript and JavaScript file with the common rules', () => {
 		const unlinted = checks.filter((c) => c.eslintIgnored || !c.commonRules).map((c) => c.file);

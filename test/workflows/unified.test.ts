@@ -367,7 +367,7 @@ describe('as n8n shows it', () => {
 	});
 
 	it('the codex finds it as text message, phone call, email and chatbot', () => {
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- a JSON file, read as n8n reads it
 		const codex = require('../../nodes/CommsUnified/CommsUnified.node.json') as {
 			node: string;
 			alias: string[];

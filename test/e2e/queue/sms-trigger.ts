@@ -3,8 +3,8 @@
 // repeats nothing.
 
 import type { CommsSandbox } from '../comms.ts';
-import { sleep, waitFor } from '../rig/n8n-server.ts';
-import { log } from '../rig/proc.ts';
+import { waitFor } from '../rig/n8n-server.ts';
+import { log, sleep } from '../rig/proc.ts';
 import { expect, round } from './settings.ts';
 import { checkOnePoller, smsPollRequests, smsPolls, type Lifetime } from './sms-polls.ts';
 

@@ -1,9 +1,10 @@
 // Scenario 3 of the queue run: signed, forged, repeated and simultaneous Comms Unified events
 // at the webhook process; the executions run on the workers.
 
-import { post, type CommsSandbox } from '../comms.ts';
+import { answered, post, type CommsSandbox } from '../comms.ts';
 import type { ExecutionReader } from '../rig/executions.ts';
-import { sleep, waitFor, waitForProductionWebhook } from '../rig/n8n-server.ts';
+import { waitFor, waitForProductionWebhook } from '../rig/n8n-server.ts';
+import { sleep } from '../rig/proc.ts';
 import { executionsByWorker, type QueueProcess } from '../rig/queue-processes.ts';
 import type { Json } from '../rig/types.ts';
 import { postCopiesAtOnce, sign, unifiedEvent } from '../signed-events.ts';
@@ -27,7 +28,7 @@ export async function webhookTriggerScenario({
 	const first = unifiedEvent('call.completed', `call_queue_${Date.now()}`);
 	const signed = { 'x-signature': sign(first, secret) };
 	const accepted = await post(hook, first, signed);
-	expect(problems, accepted.status === 200, `a signed event answered ${accepted.status}`);
+	expect(problems, accepted.status === 200, `a signed event answered ${answered(accepted)}`);
 	await waitFor('the call.completed execution', () => events().length >= 1, { timeoutMs: 60000 });
 	// 2. Forged: 401 each.
 	const forged: [string, string, Record<string, string>][] = [
@@ -39,11 +40,11 @@ export async function webhookTriggerScenario({
 	for (const [what, body, headers] of forged) {
 		const answer = await post(hook, body, headers);
 		refused[what] = answer.status;
-		expect(problems, answer.status === 401, `${what}: answered ${answer.status}, expected 401`);
+		expect(problems, answer.status === 401, `${what}: answered ${answered(answer)}, expected 401`);
 	}
 	// 3. The same delivery again at the webhook process, then at the main: 200, nothing new.
 	const repeat = await post(hook, first, signed);
-	expect(problems, repeat.status === 200, `a repeat answered ${repeat.status}`);
+	expect(problems, repeat.status === 200, `a repeat answered ${answered(repeat)}`);
 	const repeatViaMain = await post(mainHook, first, signed);
 	// 4. Three copies of a fresh event at the same moment: one execution.
 	const fresh = unifiedEvent('sms.delivered', `sms_queue_${Date.now()}`);

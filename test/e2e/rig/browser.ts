@@ -23,10 +23,10 @@ import {
 import { E2eError, log } from './proc.ts';
 
 /** How long one action or wait may take; the machine may be small and busy. */
-export const ACTION_TIMEOUT_MS = Number(process.env.E2E_BROWSER_TIMEOUT_MS) || 60000;
+const ACTION_TIMEOUT_MS = Number(process.env.E2E_BROWSER_TIMEOUT_MS) || 60000;
 
 /** Flags for a headless Chromium running as root on a machine without network access. */
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
 	'--no-sandbox',
 	'--disable-gpu',
 	'--disable-quic',
@@ -36,7 +36,7 @@ export const CHROMIUM_ARGS = [
 	'--disable-sync',
 ];
 
-export function chromiumPath(): string {
+function chromiumPath(): string {
 	const candidates = [
 		process.env.CHROMIUM_PATH,
 		'/usr/bin/chromium',
@@ -180,7 +180,7 @@ export async function signIn(
  * them has finished loading or failing: [{ src, loaded }]. A missing icon shows as an <img>
  * whose naturalWidth is 0.
  */
-export async function iconsIn(
+async function iconsIn(
 	scope: Locator,
 	srcPart: string,
 ): Promise<{ src: string; loaded: boolean }[]> {

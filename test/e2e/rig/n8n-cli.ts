@@ -34,7 +34,7 @@ export function n8nCli(
  * come before and after it, so take the longest span of whole lines that parses.
  * Resolves to { doc, logLines } (doc null when no JSON was found).
  */
-export function splitRawOutput(stdout: string): { doc: Json; logLines: string[] } {
+function splitRawOutput(stdout: string): { doc: Json; logLines: string[] } {
 	const lines = stdout.split('\n');
 	const starts: number[] = [];
 	const ends: number[] = [];
@@ -59,7 +59,7 @@ export function splitRawOutput(stdout: string): { doc: Json; logLines: string[] 
 }
 
 /** The run document from `n8n execute --rawOutput`, or an E2eError saying why not. */
-export function parseRawOutput(stdout: string): Json {
+function parseRawOutput(stdout: string): Json {
 	const { doc } = splitRawOutput(stdout);
 	if (doc === null) {
 		throw new E2eError(

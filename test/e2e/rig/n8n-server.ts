@@ -11,9 +11,8 @@ import type { N8nInstall } from './n8n-install.ts';
 import { E2eError, log, run, sleep, type RunResult } from './proc.ts';
 import type { Json } from './types.ts';
 
-export { sleep } from './proc.ts';
-
-const START_TIMEOUT_MS = Number(process.env.E2E_N8N_START_TIMEOUT_MS) || 3 * 60 * 1000;
+/** How long `n8n start` may take to serve requests (E2E_N8N_START_TIMEOUT_MS; default 3 min). */
+export const N8N_START_TIMEOUT_MS = Number(process.env.E2E_N8N_START_TIMEOUT_MS) || 3 * 60 * 1000;
 
 /** `n8n start` in the background; resolves once it serves requests. */
 export interface RunningN8n {
@@ -60,9 +59,9 @@ export async function startN8n(n8n: N8nInstall, env: NodeJS.ProcessEnv): Promise
 		} catch {
 			// Not listening yet.
 		}
-		if (Date.now() - began > START_TIMEOUT_MS)
+		if (Date.now() - began > N8N_START_TIMEOUT_MS)
 			throw new E2eError(
-				`n8n start did not answer /healthz/readiness within ${START_TIMEOUT_MS / 1000}s`,
+				`n8n start did not answer /healthz/readiness within ${N8N_START_TIMEOUT_MS / 1000}s`,
 			);
 		await sleep(500);
 	}

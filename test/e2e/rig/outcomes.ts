@@ -9,7 +9,7 @@ export interface Tally {
 }
 
 /** FAIL line for a scenario, then its details (or the stack of an unexpected error). */
-export function reportFailure(name: string, error: Error & { details?: string }): void {
+function reportFailure(name: string, error: Error & { details?: string }): void {
 	log(`FAIL ${name}: ${error.message}`);
 	if (error.details) process.stderr.write(`${error.details}\n`);
 	else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);

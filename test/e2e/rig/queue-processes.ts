@@ -12,6 +12,7 @@ import {
 	type LoggedProcess,
 } from './logged-process.ts';
 import type { N8nInstall } from './n8n-install.ts';
+import { N8N_START_TIMEOUT_MS } from './n8n-server.ts';
 import { E2eError, log, sleep } from './proc.ts';
 
 /**
@@ -143,8 +144,7 @@ export async function startQueueProcess(
 		logDir,
 		echo: process.env.E2E_VERBOSE === '1',
 	});
-	const timeoutMs = Number(process.env.E2E_N8N_START_TIMEOUT_MS) || 3 * 60 * 1000;
-	await waitReady(proc, healthUrl, timeoutMs);
+	await waitReady(proc, healthUrl, N8N_START_TIMEOUT_MS);
 	const seconds = (Date.now() - began) / 1000;
 	log(`${label} (n8n ${args[0]}) ready after ${seconds.toFixed(1)}s${url ? ` at ${url}` : ''}`);
 	return Object.assign(proc, { role, url, healthUrl, env, startSeconds: seconds });

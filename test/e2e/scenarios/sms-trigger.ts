@@ -9,8 +9,8 @@ import {
 	triggerWorkflow,
 	type CommsSandbox,
 } from '../comms.ts';
-import { sleep, waitFor } from '../rig/n8n-server.ts';
-import { log } from '../rig/proc.ts';
+import { waitFor } from '../rig/n8n-server.ts';
+import { log, sleep } from '../rig/proc.ts';
 import type { LiveScenario } from '../rig/live-scenarios.ts';
 import type { Json } from '../rig/types.ts';
 

@@ -4,6 +4,7 @@
 
 import crypto from 'node:crypto';
 import {
+	answered,
 	expect,
 	post,
 	sandboxOf,
@@ -14,8 +15,8 @@ import {
 	unifiedCredential,
 } from '../comms.ts';
 import type { LiveScenario } from '../rig/live-scenarios.ts';
-import { sleep, waitFor, waitForProductionWebhook } from '../rig/n8n-server.ts';
-import { log } from '../rig/proc.ts';
+import { waitFor, waitForProductionWebhook } from '../rig/n8n-server.ts';
+import { log, sleep } from '../rig/proc.ts';
 import { postCopiesAtOnce, sign, unifiedEvent } from '../signed-events.ts';
 
 export const webhookTriggerScenario: LiveScenario = {
@@ -88,7 +89,7 @@ export const webhookTriggerScenario: LiveScenario = {
 
 		// 2. The same delivery again: 200, nothing new.
 		const repeat = await post(hook, delivery.body, delivery.headers);
-		expect(repeat.status === 200, `a repeat delivery answered ${repeat.status}`);
+		expect(repeat.status === 200, `a repeat delivery answered ${answered(repeat)}`);
 
 		// 3. Forged, altered, unsigned, re-serialised: 401.
 		const altered = delivery.body.replace(
@@ -108,7 +109,7 @@ export const webhookTriggerScenario: LiveScenario = {
 		];
 		for (const [what, body, headers] of refusals) {
 			const answer = await post(hook, body, headers);
-			expect(answer.status === 401, `${what}: answered ${answer.status}, expected 401`);
+			expect(answer.status === 401, `${what}: answered ${answered(answer)}, expected 401`);
 			expect(
 				!answer.text.includes(secret) && !answer.text.includes(sign(body, secret)),
 				`${what}: the answer shows the secret or the expected signature`,

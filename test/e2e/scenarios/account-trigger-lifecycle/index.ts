@@ -11,8 +11,8 @@
 import { expect, sandboxOf } from '../../comms.ts';
 import type { LiveContext, LiveScenario } from '../../rig/live-scenarios.ts';
 import { ensureN8n } from '../../rig/n8n-install.ts';
-import { ownerSession, sleep, waitFor } from '../../rig/n8n-server.ts';
-import { log } from '../../rig/proc.ts';
+import { ownerSession, waitFor } from '../../rig/n8n-server.ts';
+import { log, sleep } from '../../rig/proc.ts';
 import type { Json } from '../../rig/types.ts';
 import {
 	collectorPath,

@@ -8,9 +8,8 @@ import type { LiveContext } from '../../rig/live-scenarios.ts';
 import { startLogged, waitReady } from '../../rig/logged-process.ts';
 import { DURABLE_POLL_ENV, n8nEnvironment } from '../../rig/n8n-environment.ts';
 import type { N8nInstall } from '../../rig/n8n-install.ts';
+import { N8N_START_TIMEOUT_MS } from '../../rig/n8n-server.ts';
 import { log } from '../../rig/proc.ts';
-
-const START_TIMEOUT_MS = Number(process.env.E2E_N8N_START_TIMEOUT_MS) || 3 * 60 * 1000;
 
 /** n8n 2.41's two poll paths: the default one, and the durable scheduler with durable cursors. */
 export type PathName = 'default' | 'durable';
@@ -40,7 +39,7 @@ export async function startOwnN8n(n8n: N8nInstall, env: NodeJS.ProcessEnv, label
 		echo: process.env.E2E_VERBOSE === '1',
 	});
 	const url = `http://127.0.0.1:${env.N8N_PORT}`;
-	const seconds = await waitReady(proc, `${url}/healthz/readiness`, START_TIMEOUT_MS);
+	const seconds = await waitReady(proc, `${url}/healthz/readiness`, N8N_START_TIMEOUT_MS);
 	log(`  ${label}: serving after ${seconds.toFixed(1)}s`);
 	return { proc, url };
 }

@@ -6,8 +6,8 @@ import { expect, type CommsSandbox } from '../../comms.ts';
 import type { Json } from '../../rig/types.ts';
 import type { AccountEvent } from './event-workflows.ts';
 
-export const CUSTOMER = '+447700900123';
-export const BUSY = '+447700900201';
+const CUSTOMER = '+447700900123';
+const BUSY = '+447700900201';
 
 async function accountPost(sandbox: CommsSandbox, apiPath: string, body: unknown): Promise<Json> {
 	const response = await fetch(`${sandbox.accountBaseUrl}${apiPath}`, {

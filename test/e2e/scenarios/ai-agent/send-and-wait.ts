@@ -5,8 +5,8 @@
 import { expect, REPO, type CommsSandbox } from '../../comms.ts';
 import path from 'node:path';
 import { openSession } from '../../rig/browser.ts';
-import { sleep, waitFor } from '../../rig/n8n-server.ts';
-import { E2eError, log } from '../../rig/proc.ts';
+import { waitFor } from '../../rig/n8n-server.ts';
+import { E2eError, log, sleep } from '../../rig/proc.ts';
 import type { Json } from '../../rig/types.ts';
 
 const SCREENSHOTS = path.join(REPO, '.e2e', 'screenshots');
