@@ -13,35 +13,42 @@ export function waitChains(
 	creds: Record<string, CredentialRef>,
 	paths: ChainPaths,
 ): void {
+	// Comms Account's SMS Send and Wait for an approval, resumed by n8n after `resumeMinutes`.
+	const accountApproval = (
+		resumeMinutes: number,
+		extra: Record<string, unknown> = {},
+	): Pick<WorkflowNode, 'type' | 'parameters' | 'credentials'> => ({
+		type: 'n8n-nodes-comms-api.commsAccount',
+		parameters: {
+			resource: 'sms',
+			operation: 'sendAndWait',
+			phoneDocId: { __rl: true, mode: 'id', value: sandbox.numbers.main },
+			to: CUSTOMER,
+			message: '={{ $json.body.question }}',
+			responseType: 'approval',
+			...extra,
+			options: {
+				limitWaitTime: {
+					values: {
+						limitType: 'afterTimeInterval',
+						resumeAmount: resumeMinutes,
+						resumeUnit: 'minutes',
+					},
+				},
+			},
+		},
+		credentials: { commsAccountApi: creds.commsAccountApi },
+	});
 	// 5-6. Send and Wait for Response, resumed by a person on the linked page.
 	const waits: [string, string, Pick<WorkflowNode, 'type' | 'parameters' | 'credentials'>][] = [
 		[
 			'Approval (Account)',
 			'wait-approval',
-			{
-				type: 'n8n-nodes-comms-api.commsAccount',
-				parameters: {
-					resource: 'sms',
-					operation: 'sendAndWait',
-					phoneDocId: { __rl: true, mode: 'id', value: sandbox.numbers.main },
-					to: CUSTOMER,
-					message: '={{ $json.body.question }}',
-					responseType: 'approval',
-					approvalOptions: {
-						values: { approveLabel: 'Yes, book it', disapproveLabel: 'No thanks' },
-					},
-					options: {
-						limitWaitTime: {
-							values: {
-								limitType: 'afterTimeInterval',
-								resumeAmount: 30,
-								resumeUnit: 'minutes',
-							},
-						},
-					},
+			accountApproval(30, {
+				approvalOptions: {
+					values: { approveLabel: 'Yes, book it', disapproveLabel: 'No thanks' },
 				},
-				credentials: { commsAccountApi: creds.commsAccountApi },
-			},
+			}),
 		],
 		[
 			'Free Text (Unified)',
@@ -59,32 +66,8 @@ export function waitChains(
 				credentials: { commsUnifiedApi: creds.commsUnifiedApi },
 			},
 		],
-		[
-			// Nobody answers: n8n's wait tracker resumes it (it looks every minute).
-			'Timeout (Account)',
-			'wait-timeout',
-			{
-				type: 'n8n-nodes-comms-api.commsAccount',
-				parameters: {
-					resource: 'sms',
-					operation: 'sendAndWait',
-					phoneDocId: { __rl: true, mode: 'id', value: sandbox.numbers.main },
-					to: CUSTOMER,
-					message: '={{ $json.body.question }}',
-					responseType: 'approval',
-					options: {
-						limitWaitTime: {
-							values: {
-								limitType: 'afterTimeInterval',
-								resumeAmount: 0.05,
-								resumeUnit: 'minutes',
-							},
-						},
-					},
-				},
-				credentials: { commsAccountApi: creds.commsAccountApi },
-			},
-		],
+		// Nobody answers: n8n's wait tracker resumes it (it looks every minute).
+		['Timeout (Account)', 'wait-timeout', accountApproval(0.05)],
 	];
 	waits.forEach(([label, pathName, node], index) => {
 		paths[label] = pathName;
