@@ -1,4 +1,5 @@
 export {
+	resumeWorkflow,
 	runWorkflow,
 	buildWorkflow,
 	buildAdditionalData,

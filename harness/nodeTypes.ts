@@ -36,6 +36,37 @@ class ManualTriggerStandIn implements INodeType {
 	}
 }
 
+/**
+ * Stand-in for n8n's Wait node, "After Time Interval" (parameters `amount` and `unit`): it parks
+ * the execution (`putExecutionToWait`), as n8n's Wait does for 65 seconds or more. A harness run
+ * then ends with `waitTill` set, and `resumeWorkflow` carries on from the saved data as n8n does
+ * when the time comes; on resume n8n-core passes the waiting node's input through.
+ */
+class WaitStandIn implements INodeType {
+	description: INodeType['description'] = {
+		displayName: 'Wait',
+		name: 'wait',
+		group: ['organization'],
+		version: [1, 1.1],
+		description: 'Stand-in for n8n-nodes-base.wait in engine runs',
+		defaults: { name: 'Wait' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [
+			{ displayName: 'Amount', name: 'amount', type: 'number', default: 1 },
+			{ displayName: 'Unit', name: 'unit', type: 'string', default: 'hours' },
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const amount = this.getNodeParameter('amount', 0) as number;
+		const unit = this.getNodeParameter('unit', 0) as string;
+		const ms = amount * ({ seconds: 1_000, minutes: 60_000, hours: 3_600_000 }[unit] ?? 86_400_000);
+		await this.putExecutionToWait(new Date(Date.now() + ms));
+		return [this.getInputData()];
+	}
+}
+
 export class HarnessNodeTypes implements INodeTypes {
 	private readonly types = new Map<string, INodeType | IVersionedNodeType>();
 
@@ -43,6 +74,7 @@ export class HarnessNodeTypes implements INodeTypes {
 		for (const node of packageNodes())
 			this.types.set(`${PACKAGE_NAME}.${node.description.name}`, node);
 		this.types.set('n8n-nodes-base.manualTrigger', new ManualTriggerStandIn());
+		this.types.set('n8n-nodes-base.wait', new WaitStandIn());
 		for (const [name, node] of Object.entries(extra)) this.types.set(name, node);
 	}
 

@@ -11,6 +11,7 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	IRun,
+	IRunExecutionData,
 	ITaskData,
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
@@ -129,9 +130,11 @@ function startNodeOf(workflow: Workflow, name?: string): INode {
 	return start;
 }
 
-export async function runWorkflow(
+/** Runs `runExecutionData` through a new engine, as n8n does for a new or a resumed execution. */
+async function execute(
 	json: WorkflowJson,
-	options: RunOptions = {},
+	options: RunOptions,
+	runExecutionData: IRunExecutionData,
 ): Promise<WorkflowResult> {
 	await initExpressionEngine();
 	const workflow = buildWorkflow(json, new HarnessNodeTypes(options.nodeTypes));
@@ -149,6 +152,23 @@ export async function runWorkflow(
 	hooks.addHandler('workflowExecuteAfter', (run) => resolveFinished(run));
 
 	const additionalData = buildAdditionalData(options.credentials ?? {}, hooks);
+	const engine = new WorkflowExecute(additionalData, mode, runExecutionData);
+	await engine.processRunExecutionData(workflow);
+	const run = await finished;
+	const runData = run.data.resultData.runData;
+	return {
+		run,
+		error: run.data.resultData.error,
+		task: (nodeName) => runData[nodeName]?.[0],
+		output: (nodeName, outputIndex = 0) => runData[nodeName]?.[0]?.data?.main?.[outputIndex] ?? [],
+	};
+}
+
+export async function runWorkflow(
+	json: WorkflowJson,
+	options: RunOptions = {},
+): Promise<WorkflowResult> {
+	const workflow = buildWorkflow(json, new HarnessNodeTypes(options.nodeTypes));
 	const runExecutionData = createRunExecutionData({
 		executionData: {
 			nodeExecutionStack: [
@@ -160,14 +180,21 @@ export async function runWorkflow(
 			],
 		},
 	});
-	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
-	await execute.processRunExecutionData(workflow);
-	const run = await finished;
-	const runData = run.data.resultData.runData;
-	return {
-		run,
-		error: run.data.resultData.error,
-		task: (nodeName) => runData[nodeName]?.[0],
-		output: (nodeName, outputIndex = 0) => runData[nodeName]?.[0]?.data?.main?.[outputIndex] ?? [],
-	};
+	return await execute(json, options, runExecutionData);
+}
+
+/**
+ * Carries on with an execution that a node parked (its run ended with `waitTill`), as n8n does
+ * when the wait is over: the saved run data goes through JSON, as n8n stores it, and a new engine
+ * (new cancel signal, nothing kept in memory from the first run) runs it. The options are the
+ * first run's (credentials may be changed, as a person may change them while it waits).
+ */
+export async function resumeWorkflow(
+	json: WorkflowJson,
+	parked: WorkflowResult,
+	options: RunOptions = {},
+): Promise<WorkflowResult> {
+	if (!parked.run.data.waitTill) throw new Error('The execution is not waiting');
+	const saved = JSON.parse(JSON.stringify(parked.run.data)) as IRunExecutionData;
+	return await execute(json, options, saved);
 }

@@ -11,10 +11,16 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { UnifiedKeyMode } from '../shared/credentialRules';
-import { executionScope } from '../shared/items';
+import { executionRecord } from '../shared/executionMemory';
 import type { UnifiedService } from '../shared/pacing';
 import { options, shown } from '../shared/params';
-import { UNIFIED_CREDENTIAL, unifiedApiRequest, type UnifiedSuccess } from '../shared/transport';
+import {
+	outcomeOf,
+	UNIFIED_CREDENTIAL,
+	unifiedApiRequest,
+	type UnifiedSuccess,
+	withOutcome,
+} from '../shared/transport';
 import { formatPence, type Price, toUnits } from './pricing';
 import { type Settlement, SpendingLedger } from './spending';
 
@@ -80,15 +86,19 @@ export interface Envelope {
 	money: MoneySettings;
 }
 
-/** One ledger per execution, shared by every Comms Unified node in it. */
+/**
+ * The execution's spend, kept with the execution (so it holds across a Wait, a resume on another
+ * worker and a restart), and the ledger of requests in flight over it, kept in this process:
+ * none is in flight across a park. Shared by every Comms Unified node in the execution.
+ */
 const ledgers = new WeakMap<object, SpendingLedger>();
 
 function ledgerOf(ctx: IExecuteFunctions): SpendingLedger {
-	const scope = executionScope(ctx);
-	let ledger = ledgers.get(scope);
+	const record = executionRecord(ctx);
+	let ledger = ledgers.get(record);
 	if (!ledger) {
-		ledger = new SpendingLedger();
-		ledgers.set(scope, ledger);
+		ledger = new SpendingLedger(record);
+		ledgers.set(record, ledger);
 	}
 	return ledger;
 }
@@ -113,28 +123,11 @@ function keyMode(ctx: IExecuteFunctions): Promise<UnifiedKeyMode> {
 }
 
 /**
- * API codes of a request the API refused without doing anything, so nothing was charged. Any
- * other failure (an internal error, a broken connection, a code this list does not know) may
- * have been charged, and keeps its estimate.
+ * What a failed request counts: nothing when it was proven not sent or the API refused it, its
+ * estimate in every other case (the transport marks what it proved; an unmarked error is unknown).
  */
-const REFUSED_CODES = new Set([
-	'MISSING_API_KEY',
-	'INVALID_API_KEY',
-	'INSUFFICIENT_CREDITS',
-	'SERVICE_UNAVAILABLE',
-	'RATE_LIMITED',
-	'INVALID_PARAMETERS',
-	'METHOD_NOT_ALLOWED',
-]);
-
 function settlementOfFailure(error: unknown): Settlement {
-	const { httpCode, context } = (error ?? {}) as { httpCode?: unknown; context?: IDataObject };
-	const code = context?.apiCode;
-	if (typeof code === 'string' && REFUSED_CODES.has(code)) return { kind: 'notCharged' };
-	// The API's own answer with a 4xx status: a refusal.
-	if (typeof httpCode === 'string' && /^4\d\d$/.test(httpCode) && typeof code === 'string')
-		return { kind: 'notCharged' };
-	return { kind: 'unknown' };
+	return outcomeOf(error) === 'unknown' ? { kind: 'unknown' } : { kind: 'notCharged' };
 }
 
 function numberOf(value: unknown): number | undefined {
@@ -169,6 +162,13 @@ function billingOutput(billing: IDataObject | undefined, mode: UnifiedKeyMode): 
 	return Object.fromEntries(Object.entries(output).filter(([, value]) => value !== undefined));
 }
 
+/** The Spending Cap's refusal: before any request, so the item was not sent. */
+function refusedByCap(
+	...args: ConstructorParameters<typeof NodeOperationError>
+): NodeOperationError {
+	return withOutcome(new NodeOperationError(...args), 'notSent');
+}
+
 /**
  * Sends one envelope under the Spending Cap: refused before sending if it would take the
  * execution's spend above the cap, then counted at the cost the API reports.
@@ -187,12 +187,12 @@ export async function sendEnvelope(
 	const decision = await ledger.reserve(priceUnits, envelope.money.capUnits);
 	if (decision.kind === 'refused') {
 		const after = decision.spentUnits + decision.priceUnits;
-		throw new NodeOperationError(
+		throw refusedByCap(
 			ctx.getNode(),
 			`Spending Cap: this ${envelope.what} would cost ${formatPence(decision.priceUnits)} and take this execution's spend to ${formatPence(after)}, above the cap of ${formatPence(decision.capUnits)}. It was not sent.`,
 			{
 				itemIndex,
-				description: `Spent so far in this execution: ${formatPence(decision.spentUnits)}. This item is counted at ${envelope.price.basis}; items already answered count at the cost the API reported. Raise Spending Cap (Pence) under Options, or send fewer items.`,
+				description: `Spent so far in this execution: ${formatPence(decision.spentUnits)}. This item is counted at ${envelope.price.basis}; items already answered count at the cost the API reported, items whose outcome is unknown at their estimate, and items not sent or refused at nothing. Raise Spending Cap (Pence) under Options, or send fewer items.`,
 			},
 		);
 	}

@@ -8,7 +8,10 @@
  * its estimate with what the API says it charged, except where that figure is not final (a
  * voice call, billed by the minute once it ends, may be reported at 0 when it is created): then
  * the item counts at no less than its estimate. A request whose outcome is unknown keeps its
- * estimate, since it may have been charged.
+ * estimate, since it may have been charged; one proven not sent, or refused, counts nothing.
+ *
+ * The spend lives in a store the caller gives (the execution's record, so it survives a park);
+ * what is in flight lives here.
  */
 
 export type Settlement =
@@ -30,12 +33,27 @@ export type Decision =
 	| { kind: 'go'; reservation: Reservation }
 	| { kind: 'refused'; priceUnits: number; spentUnits: number; capUnits: number };
 
+/** Where the spend is kept: the execution's record, saved with it (see executionMemory.ts). */
+export interface SpendStore {
+	spentUnits?: unknown;
+}
+
 export class SpendingLedger {
-	/** Units charged (or possibly charged) so far. */
-	private spent = 0;
-	/** Estimates of the requests in flight. */
+	/** Estimates of the requests in flight (in this process: none survives a park). */
 	private reserved = 0;
 	private waiters: Array<() => void> = [];
+
+	constructor(private readonly store: SpendStore = {}) {}
+
+	/** Units charged (or possibly charged) so far in the execution. */
+	private get spent(): number {
+		const units = this.store.spentUnits;
+		return typeof units === 'number' && Number.isFinite(units) && units > 0 ? units : 0;
+	}
+
+	private set spent(units: number) {
+		this.store.spentUnits = units;
+	}
 
 	get spentUnits(): number {
 		return this.spent;

@@ -87,6 +87,41 @@ export function isUnifiedErrorBody(body: unknown): boolean {
 	return isObject(body) && body.success === false && typeof body.code === 'string';
 }
 
+/**
+ * The Account API documents what each of these statuses means, and each is a refusal: the
+ * request was not carried out (400 missing or invalid field, 401 key, 402 nothing left, 403 not
+ * permitted, 404 no such number or message, 405 wrong verb, 502 the carrier rejected it).
+ */
+const ACCOUNT_REFUSAL_STATUSES: ReadonlySet<number> = new Set([400, 401, 402, 403, 404, 405, 502]);
+
+/**
+ * Whether an answer is the Account API's own documented refusal: its error shape, with a status
+ * its documentation gives as a refusal. Anything else that is not a success (a 500, a status it
+ * does not document, another shape) leaves a write's outcome unknown.
+ */
+export function isAccountRefusal(status: number, body: unknown): boolean {
+	return isAccountErrorBody(body) && ACCOUNT_REFUSAL_STATUSES.has(status);
+}
+
+/**
+ * The Unified API's documented refusals: codes that say nothing was done. Its documentation gives
+ * no status per code, so the code decides, whatever the status. INTERNAL_ERROR, and any code it
+ * does not document, leave a write's outcome unknown.
+ */
+const UNIFIED_REFUSAL_CODES: ReadonlySet<string> = new Set([
+	'MISSING_API_KEY',
+	'INVALID_API_KEY',
+	'INSUFFICIENT_CREDITS',
+	'SERVICE_UNAVAILABLE',
+]);
+
+/** Whether an answer is the Unified API's own documented refusal: its error envelope with one of those codes. */
+export function isUnifiedRefusal(body: unknown): boolean {
+	return (
+		isUnifiedErrorBody(body) && UNIFIED_REFUSAL_CODES.has(String((body as { code: unknown }).code))
+	);
+}
+
 /** A success body of the Account API: a JSON object with `success: true`. */
 export function isAccountSuccessBody(body: unknown): boolean {
 	return isObject(body) && body.success === true;

@@ -28,7 +28,9 @@ import { createHash } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { nodeRecord } from './executionMemory';
 import { PhoneNumberError } from './phone';
+import { outcomeOf, withOutcome, type WriteOutcome } from './transport';
 
 export interface Operation<P> {
 	prepare(this: IExecuteFunctions, itemIndex: number): P | Promise<P>;
@@ -50,9 +52,11 @@ export interface Operation<P> {
 	concurrency?: number;
 	/**
 	 * The operation carries something out that must happen once (a send, a call, a paid
-	 * request). When n8n runs the node again in the same execution (Settings → Retry On Fail),
-	 * an item carried out by an earlier try returns that try's result, and an item whose
-	 * outcome was unknown fails again the same way: neither is sent again.
+	 * request). Its failed items say whether they were not sent, refused or have an unknown
+	 * outcome (`outcome`), and when n8n runs the node again after a failed run in the same
+	 * execution (Retry On Fail, an AI agent's tool retry, or the editor's Retry of the failed
+	 * execution) an item carried out by the failed run returns that run's result, and an item
+	 * whose outcome was unknown fails again the same way: neither is sent again.
 	 */
 	once?: boolean;
 	/**
@@ -102,11 +106,14 @@ type ItemError = Error & {
 	context?: IDataObject;
 };
 
+/** The fields of an error that an error item shows and the memory of a failed run keeps. */
+const ERROR_FIELDS = ['apiCode', 'topUpUrl', 'carrierCode', 'outcome'] as const;
+
 function errorItem(error: ItemError, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.description = error.description;
 	if (error.httpCode) json.httpCode = error.httpCode;
-	for (const key of ['apiCode', 'topUpUrl', 'carrierCode'] as const) {
+	for (const key of ERROR_FIELDS) {
 		if (error.context?.[key] !== undefined) json[key] = error.context[key];
 	}
 	return { json, pairedItem: { item: itemIndex } };
@@ -142,45 +149,68 @@ interface ExecutionState {
 	halts: Map<string, Halt>;
 	/** Credential and node pairs whose requests have been proven by a success. */
 	proven: Set<string>;
-	/** By node: what its latest run's items came to, for n8n's Retry On Fail (see `Operation.once`). */
-	tries: Map<string, NodeTries>;
 }
 
-/** What the items of one node run came to, by item index. */
-interface NodeTries {
-	runIndex: number;
-	items: Map<number, Remembered>;
-}
-
-/** An item carried out (its output) or whose outcome is unknown (its error), and what it was. */
+/**
+ * What a failed run of a node carried out (its output) or left unknown (its error), by item
+ * index, kept with the execution (executionMemory.ts) for the node's next run: n8n runs it again
+ * with the same input after a failure (Retry On Fail; an AI agent's tool retry, at the next run
+ * index; the editor's Retry of the failed execution, from its saved data). An item is the same
+ * item when its index and prepared request are. A run that ends without an error forgets it.
+ */
 interface Remembered {
 	/** The item's prepared request: an item whose content changed is not the same item. */
 	digest: string;
 	output?: IDataObject | IDataObject[];
-	error?: ItemError;
+	error?: StoredError;
 }
 
-/**
- * The memory of one node run's items across n8n's tries of it, when the node has Retry On Fail
- * on and the operation carries out what must happen once. n8n re-runs the whole node with the
- * same input, execution and run index; an item is the same item when its index and prepared
- * request are. Only the node's latest run is kept, and it lives as long as the execution.
- */
+/** An error as JSON, so that it can be saved with the execution. */
+interface StoredError {
+	message: string;
+	description?: string;
+	httpCode?: string;
+	context: IDataObject;
+}
+
+function storedError(error: ItemError): StoredError {
+	const context: IDataObject = {};
+	for (const key of ERROR_FIELDS) {
+		if (error.context?.[key] !== undefined) context[key] = error.context[key];
+	}
+	return {
+		message: error.message,
+		description: error.description ?? undefined,
+		httpCode: error.httpCode ?? undefined,
+		context,
+	};
+}
+
+function restoredError(ctx: IExecuteFunctions, stored: StoredError, itemIndex: number): ItemError {
+	const error: ItemError = new NodeOperationError(ctx.getNode(), stored.message, {
+		itemIndex,
+		description: [
+			stored.description,
+			'An earlier try of this node in this execution left this outcome unknown, so this execution does not send it again; to send it after checking, run the workflow again.',
+		]
+			.filter(Boolean)
+			.join(' '),
+	});
+	// NodeOperationError rewrites some messages; the item keeps the words it failed with.
+	error.message = stored.message;
+	if (stored.httpCode) error.httpCode = stored.httpCode;
+	error.context = { ...error.context, ...stored.context };
+	return error;
+}
+
+/** The memory of the node's last failed run in this execution, for an operation that must happen once. */
 function triesOf(
 	ctx: IExecuteFunctions,
-	state: ExecutionState,
 	operation: Operation<unknown>,
-): Map<number, Remembered> | undefined {
-	const node = ctx.getNode();
-	if (!operation.once || node.retryOnFail !== true) return undefined;
-	// The run index is the context's own field (n8n-core's NodeExecutionContext), not on the interface.
-	const runIndex = (ctx as unknown as { runIndex?: number }).runIndex ?? 0;
-	let tries = state.tries.get(node.name);
-	if (!tries || tries.runIndex !== runIndex) {
-		tries = { runIndex, items: new Map() };
-		state.tries.set(node.name, tries);
-	}
-	return tries.items;
+): Record<string, Remembered> | undefined {
+	if (!operation.once) return undefined;
+	const kept = nodeRecord(ctx).failedRun;
+	return kept && typeof kept === 'object' ? (kept as Record<string, Remembered>) : {};
 }
 
 /** The identifier an output item carries (an SMS's messageId, a call's callId), in words. */
@@ -198,22 +228,18 @@ function digestOf(value: unknown): string {
 		.digest('hex');
 }
 
+/**
+ * Halts and proven credentials, for one engine run of an execution: keyed by n8n's cancel
+ * signal, one per execution run and shared by all its nodes. They are not kept across a park
+ * on purpose (see executionMemory.ts): a halt saves requests, it does not make anything safe.
+ */
 const executions = new WeakMap<object, ExecutionState>();
 
-/**
- * What identifies one execution to the nodes running in it: n8n's cancel signal, one per
- * execution and shared by all its nodes (the transport keys its own state the same way), or the
- * node context where there is none.
- */
-export function executionScope(ctx: IExecuteFunctions): object {
-	return ctx.getExecutionCancelSignal?.() ?? ctx;
-}
-
 function executionState(ctx: IExecuteFunctions): ExecutionState {
-	const scope = executionScope(ctx);
+	const scope = ctx.getExecutionCancelSignal?.() ?? ctx;
 	let state = executions.get(scope);
 	if (!state) {
-		state = { halts: new Map(), proven: new Set(), tries: new Map() };
+		state = { halts: new Map(), proven: new Set() };
 		executions.set(scope, state);
 	}
 	return state;
@@ -227,11 +253,6 @@ function credentialKey(ctx: IExecuteFunctions, type?: string): string {
 		.sort()
 		.map((type) => `${type}:${credentials[type]?.id ?? credentials[type]?.name ?? ''}`)
 		.join('|');
-}
-
-/** An error of a send that may or may not have been carried out (the transport marks it). */
-function isUnknownOutcome(error: unknown): boolean {
-	return (error as ItemError)?.context?.outcome === 'unknown';
 }
 
 function apiCodeOf(error: ItemError): string | undefined {
@@ -263,13 +284,10 @@ function haltedError(
 	for (const key of ['topUpUrl', 'carrierCode'] as const) {
 		if (halt.error.context?.[key] !== undefined) error.context[key] = halt.error.context[key];
 	}
-	return error;
+	return withOutcome(error, 'notSent');
 }
 
 type Entry<P> = { itemIndex: number; value: P };
-
-/** An error's description before a node stop added its list of items to it. */
-const ownDescriptions = new WeakMap<Error, string>();
 
 /**
  * `credentialType`: the credential the operation sends with, so that a failure that stops it
@@ -290,6 +308,8 @@ export async function runItems<P>(
 			prepared.push({ itemIndex: i, value: await operation.prepare.call(ctx, i) });
 		} catch (error) {
 			const itemError = toItemError(ctx, error, i);
+			// Bad input never reaches the network.
+			if (operation.once) withOutcome(itemError, 'notSent');
 			if (!continueOnFail) throw itemError;
 			results[i] = [errorItem(itemError, i)];
 		}
@@ -328,19 +348,22 @@ export async function runItems<P>(
 	};
 	const done: number[] = [];
 
-	const tries = triesOf(ctx, state, operation as Operation<unknown>);
+	const earlierRun = triesOf(ctx, operation as Operation<unknown>);
+	/** What this run carried out or left unknown, kept for the next run if this one fails. */
+	const thisRun: Record<string, Remembered> = {};
 	/** Items whose outcome is unknown, for the error the node may stop with. */
 	const unknown: number[] = [];
 
 	/** Carries out one item (or fails it without a request after a halt); true when it succeeded. */
 	const runOne = async ({ itemIndex, value }: Entry<P>): Promise<boolean> => {
-		const digest = tries ? digestOf(value) : '';
-		const earlier = tries?.get(itemIndex);
+		const digest = earlierRun ? digestOf(value) : '';
+		const earlier = earlierRun?.[itemIndex];
 		if (earlier && earlier.digest === digest) {
-			// An earlier try of this node in this execution carried it out, or could not tell.
+			// The node's failed run before this one carried it out, or could not tell.
+			thisRun[itemIndex] = earlier;
 			if (earlier.error) {
 				unknown.push(itemIndex);
-				fail(earlier.error, itemIndex);
+				fail(restoredError(ctx, earlier.error, itemIndex), itemIndex);
 				return false;
 			}
 			setOutput(itemIndex, earlier.output!);
@@ -359,15 +382,20 @@ export async function runItems<P>(
 		}
 		try {
 			const output = await operation.run.call(ctx, value, itemIndex);
-			tries?.set(itemIndex, { digest, output });
+			if (earlierRun) thisRun[itemIndex] = { digest, output };
 			setOutput(itemIndex, output);
 			done.push(itemIndex);
 			return true;
 		} catch (error) {
 			const itemError: ItemError = toItemError(ctx, error, itemIndex);
-			if (isUnknownOutcome(itemError)) {
-				unknown.push(itemIndex);
-				tries?.set(itemIndex, { digest, error: itemError });
+			if (operation.once) {
+				// Unknown unless the error proves otherwise (the transport marks what it proved).
+				const outcome: WriteOutcome = outcomeOf(error);
+				withOutcome(itemError, outcome);
+				if (outcome === 'unknown') {
+					unknown.push(itemIndex);
+					thisRun[itemIndex] = { digest, error: storedError(itemError) };
+				}
 			}
 			const code = apiCodeOf(itemError);
 			const found = { error: itemError, code: code ?? '', node: ctx.getNode().name, itemIndex };
@@ -414,6 +442,16 @@ export async function runItems<P>(
 		Array.from({ length: Math.min(operation.concurrency ?? CONCURRENCY, open) }, worker),
 	);
 
+	// Kept for the node's next run only if n8n may run it again (it throws, or, with Retry On Fail,
+	// its first item is an error item: n8n-core retries then too); JSON, saved with the execution.
+	if (earlierRun) {
+		const memory = nodeRecord(ctx);
+		const firstFailed = results[0]?.[0]?.json.error !== undefined;
+		if (failure.stop || (firstFailed && ctx.getNode().retryOnFail === true))
+			memory.failedRun = thisRun as unknown as IDataObject;
+		else delete memory.failedRun;
+	}
+
 	if (failure.stop) {
 		const error = failure.stop.error as ItemError;
 		const stoppedAt = failure.stop.itemIndex;
@@ -431,20 +469,17 @@ export async function runItems<P>(
 					.sort((a, b) => a - b)
 					.map(describe)
 					.join('; ');
-			// An error met again on a later try (Retry On Fail) keeps its own description, not the last list.
-			const base = ownDescriptions.get(error) ?? error.description ?? '';
-			ownDescriptions.set(error, base);
-			const parts = [base];
+			const parts = [error.description ?? ''];
 			if (done.length)
 				parts.push(
 					`Before the node stopped, these items (numbered from 1) were already carried out: ${list(done)}. Their results are not in the output, so running the node again would repeat them.`,
 				);
 			if (others.length)
 				parts.push(
-					`The outcome of these items is unknown, and they were not sent again: ${list(others)}. Check whether they were carried out (each item's error says where) before sending them again.`,
+					`The outcome of these items is unknown, and this execution will not send them again: ${list(others)}. Check whether they were carried out (each item's error says how many times it was sent and where to look) before sending them again.`,
 				);
 			parts.push(
-				'Items not listed were not sent. Set "On Error" to "Continue" to keep going past failed items.',
+				`Items not listed were not carried out: they were not sent, or the API refused them. Set "On Error" to "Continue" to keep going past failed items.`,
 			);
 			error.description = parts.filter(Boolean).join(' ');
 		}

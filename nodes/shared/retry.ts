@@ -159,7 +159,8 @@ export function decideRetry(
 					delayMs: Math.min(outcome.retryAfterMs ?? backoff, policy.maxWaitMs),
 				};
 			}
-			if (!canLookUp || lastAttempt) return { action: 'stop', why: 'unknownOutcome' };
+			// Look-ups are reads: a write that can be looked up is looked up whatever attempt it was.
+			if (!canLookUp) return { action: 'stop', why: 'unknownOutcome' };
 			return { action: 'lookUp', atMs: lookupSchedule(lookupSpanMs) };
 	}
 }

@@ -174,10 +174,13 @@ describe('decideRetry', () => {
 				}),
 			);
 		});
-		it('a write is not looked up (nor sent) again after the last attempt', () => {
+		it('a write is looked up whatever attempt it was: look-ups are reads (send.ts sends it again once at most)', () => {
 			expect(
-				decideRetry({ kind: 'unknown', responded: true }, DEFAULT_RETRY.maxAttempts, lookedUp),
-			).toEqual({ action: 'stop', why: 'unknownOutcome' });
+				decideRetry({ kind: 'unknown', responded: true }, DEFAULT_RETRY.maxAttempts, {
+					...lookedUp,
+					lookupSpanMs: 30_000,
+				}),
+			).toEqual({ action: 'lookUp', atMs: [3_000, 9_000, 18_000, 30_000] });
 		});
 	});
 });

@@ -5,7 +5,7 @@
  */
 import { runWorkflow } from '../../harness';
 import { TEST_NUMBERS } from '../../sandbox';
-import { startFaultyProxy, type FaultyProxy } from '../support/faultyProxy';
+import { type Fault, startFaultyProxy, type FaultyProxy } from '../support/faultyProxy';
 import { useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
@@ -116,21 +116,10 @@ describe('Comms Unified with Retry On Fail (Max Tries 3)', () => {
 	});
 	afterAll(() => unifiedProxy.close());
 
-	it('SMS: the API refuses item 2 each try; item 1 is sent and charged once', async () => {
-		const refusal = {
-			answer: 400,
-			body: { success: false, code: 'INVALID_PARAMETERS', message: 'to is not reachable' },
-		};
+	const runUnified = (...faults: Fault[]) => {
 		unifiedProxy.reset();
-		unifiedProxy.inject(
-			'POST',
-			new URL(sandbox().unifiedUrl).pathname,
-			'pass',
-			refusal,
-			refusal,
-			refusal,
-		);
-		const result = await runWorkflow(
+		unifiedProxy.inject('POST', new URL(sandbox().unifiedUrl).pathname, 'pass', ...faults);
+		return runWorkflow(
 			withRetry('n8n-nodes-comms-api.commsUnified', {
 				resource: 'sms',
 				operation: 'send',
@@ -148,9 +137,30 @@ describe('Comms Unified with Retry On Fail (Max Tries 3)', () => {
 				input: items(2, (i) => ({ to: ['+447700900123', '+447700900124'][i] })),
 			},
 		);
-		expect(result.error?.message).toMatch(/not accepted|invalid|INVALID_PARAMETERS/i);
+	};
+
+	it('SMS: the API refuses item 2 each try (a documented refusal); item 1 is sent and charged once', async () => {
+		const refusal: Fault = {
+			answer: 503,
+			body: { success: false, code: 'SERVICE_UNAVAILABLE', message: 'Not for this account' },
+		};
+		const result = await runUnified(refusal, refusal, refusal);
+		expect(result.error?.message).toMatch(/not available for your account/);
 		const reached = unifiedProxy.log.filter((entry) => entry.serverStatus !== undefined);
 		expect(reached).toHaveLength(1);
+		// Each try asked again for item 2 (refused, so nothing was done): 1 + 3 requests.
 		expect(unifiedProxy.log).toHaveLength(4);
+	});
+
+	it('SMS: item 2 meets a code the API does not document: unknown, so no try sends it again', async () => {
+		const undocumented: Fault = {
+			answer: 400,
+			body: { success: false, code: 'INVALID_PARAMETERS', message: 'to is not reachable' },
+		};
+		const result = await runUnified(undocumented, undocumented, undocumented);
+		expect(result.error?.message).toMatch(
+			/INVALID_PARAMETERS.*unknown whether the sms request was carried out/,
+		);
+		expect(unifiedProxy.log).toHaveLength(2);
 	});
 });

@@ -99,9 +99,12 @@ const CASES: ErrorCase[] = [
 		code: 'INTERNAL_ERROR',
 		status: 500,
 		arrange: () => sandbox().control.injectFailure({ status: 500, api: 'unified', count: 10 }),
-		message: /unknown whether the sms request was carried out\. It was not sent again/,
+		message:
+			/unknown whether the sms request was carried out\. It was sent once, and was not sent again/,
 		requests: 3,
 	},
+	// A code the API's documentation does not list (the sandbox's for a bad field) is not proof
+	// that nothing was done: unknown too, with the API's own words in the description.
 	{
 		code: 'INVALID_PARAMETERS',
 		status: 400,
@@ -113,7 +116,7 @@ const CASES: ErrorCase[] = [
 			model: 'no-such-model',
 		},
 		message:
-			/^(The request was not accepted: a field is missing or invalid\.|The Comms Unified API reported a failure\.)$/,
+			/^The Comms Unified API answered HTTP (400|200) with code INVALID_PARAMETERS, which its documentation does not give as a refusal, so it is unknown whether the ai request was carried out\. It was sent once, and was not sent again/,
 		description: /The API said: data\.model must be one of: model-capable, model-fast/,
 		requests: 3,
 	},

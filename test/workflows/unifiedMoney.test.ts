@@ -286,7 +286,7 @@ describe('Spending Cap', () => {
 				"Spending Cap: this SMS would cost 3p and take this execution's spend to 12p, above the cap of 10p. It was not sent.",
 			);
 			expect(item.json.description).toBe(
-				'Spent so far in this execution: 9p. This item is counted at 3p: one SMS at 3p; items already answered count at the cost the API reported. Raise Spending Cap (Pence) under Options, or send fewer items.',
+				'Spent so far in this execution: 9p. This item is counted at 3p: one SMS at 3p; items already answered count at the cost the API reported, items whose outcome is unknown at their estimate, and items not sent or refused at nothing. Raise Spending Cap (Pence) under Options, or send fewer items.',
 			);
 		}
 		expect(posts()).toHaveLength(3);

@@ -59,7 +59,7 @@ export type Ending =
 	/** The API refused or failed the request for good: throw this. */
 	| { kind: 'refused'; error: NodeApiError }
 	| { kind: 'rateLimited'; status: number; body: unknown; retryAfterMs?: number }
-	/** Nothing reached the server. */
+	/** Proven: nothing reached the server (see proof.ts). `code` names the proof. */
 	| { kind: 'notSent'; code: string }
 	/**
 	 * Carried out or not, nobody can say. `label` names what happened ("HTTP 500"), `reason`
@@ -73,4 +73,6 @@ export type Ending =
 			status?: number;
 			body?: unknown;
 			retryAfterMs?: number;
+			/** What to check, when the answer says more than its status (not the API at all). */
+			description?: string;
 	  };

@@ -1,7 +1,13 @@
 /**
- * Reading how an attempt ended: an answer (the API's success, its refusal, a 429, a failure
- * that may come after the work was done, or not the API at all) or no answer (nothing sent,
- * a broken connection, a timeout, a cancelled execution).
+ * Reading how an attempt ended. For a write (anything that sends, calls or spends) an ending is:
+ *
+ * - `success` only on a complete answer that is the API's own success body;
+ * - `refused` only on the API's own documented refusal, in its own error shape (errors.ts);
+ * - `rateLimited` on 429, which the API documents as "retry with backoff": a refusal too;
+ * - `notSent` only when it is proven that nothing reached the server (proof.ts);
+ * - `unknown` in every other case, whatever the status, code or message.
+ *
+ * A read is safe to repeat, so for it the distinctions only decide whether to try again.
  */
 import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 
@@ -9,55 +15,24 @@ import { CredentialRuleError } from '../credentialRules';
 import {
 	describeNotTheApi,
 	isAccountErrorBody,
+	isAccountRefusal,
 	isAccountSuccessBody,
 	isUnifiedErrorBody,
+	isUnifiedRefusal,
 	isUnifiedSuccessBody,
 } from '../errors';
 import { redactSecrets } from '../secrets';
 import type { Attempt, Ending } from './attempt';
 import type { CommsContext, Connection } from './connection';
 import { answerError, apiError } from './nodeErrors';
+import { withOutcome } from './outcome';
+import { causesOf, failureLabel, provenNotSent, refusedBeforeSending } from './proof';
 import { requestTimeoutMs } from './timeout';
 
-/** The error and the causes it wraps (n8n wraps client errors in NodeApiError). */
-function causes(error: unknown): unknown[] {
-	const chain: unknown[] = [];
-	for (
-		let current = error;
-		current && chain.length < 6;
-		current = (current as { cause?: unknown }).cause
-	)
-		chain.push(current);
-	return chain;
-}
-
-/**
- * Codes of a failed connection: the system's (ECONNRESET, EAI_AGAIN, ...), and the HTTP
- * clients' own for a broken socket or timeout. Node's ERR_* codes of a bad argument are not.
- */
-const CONNECTION_CODE =
-	/^(E(?!RR_)[A-Z_]+|ERR_NETWORK|ERR_SOCKET_CONNECTION_TIMEOUT|UND_ERR_[A-Z_]+)$/;
-
-/** The code of a failed connection, read from n8n's wrapper and the client error beneath it. */
-function networkCode(error: unknown): string | undefined {
-	for (const current of causes(error) as Array<{ code?: unknown; name?: unknown }>) {
-		if (current.name === 'CanceledError' || current.name === 'AbortError') return 'ERR_CANCELED';
-		if (typeof current.code === 'string' && CONNECTION_CODE.test(current.code)) return current.code;
-	}
-	return undefined;
-}
-
-/** Nothing reached the server: safe to send again. */
-const NOT_SENT = new Set([
-	'ECONNREFUSED',
-	'ENOTFOUND',
-	'EAI_AGAIN',
-	'ENETUNREACH',
-	'EHOSTUNREACH',
-	'EADDRNOTAVAIL',
-]);
+const isRuleError = (error: unknown) => error instanceof CredentialRuleError;
 
 const GATEWAY_STATUS: Record<number, string> = {
+	500: 'an unexpected failure',
 	502: 'bad gateway',
 	503: 'service unavailable',
 	504: 'gateway timeout',
@@ -72,78 +47,85 @@ export function classifyResponse(
 	body: unknown,
 	retryAfterMs: number | undefined,
 ): Ending {
+	const account = attempt.api === 'account';
 	const where = redactSecrets(connection.url, connection.secrets);
-	const notTheApi = (): Ending => ({
-		kind: 'refused',
-		error: apiError(
-			ctx,
-			connection,
-			describeNotTheApi(attempt.apiName, where, attempt.addressField, status, body),
-			body,
-			attempt.itemIndex,
-		),
-	});
-	const apiFailure =
-		attempt.api === 'account' ? isAccountErrorBody(body) : isUnifiedErrorBody(body);
+	const notTheApi = describeNotTheApi(attempt.apiName, where, attempt.addressField, status, body);
 	// A body with `success: false` is a failure whatever the status (the Unified API's statuses are not documented).
 	const saidFailure =
 		body !== null && typeof body === 'object' && (body as IDataObject).success === false;
 
 	if (status >= 200 && status < 300 && !saidFailure) {
-		const isApi =
-			attempt.api === 'account' ? isAccountSuccessBody(body) : isUnifiedSuccessBody(body);
-		return isApi ? { kind: 'success', body: body as IDataObject } : notTheApi();
+		if (account ? isAccountSuccessBody(body) : isUnifiedSuccessBody(body))
+			return { kind: 'success', body: body as IDataObject };
+	} else if (status === 429) {
+		return { kind: 'rateLimited', status, body, retryAfterMs };
+	} else if (account ? isAccountRefusal(status, body) : isUnifiedRefusal(body)) {
+		return { kind: 'refused', error: answerError(ctx, connection, attempt, status, body) };
 	}
-	if (status === 429) return { kind: 'rateLimited', status, body, retryAfterMs };
-	if (status >= 300 && status < 400) return notTheApi();
 
-	const code = apiFailure
-		? String((body as IDataObject)[attempt.api === 'account' ? 'error' : 'code'])
-		: `HTTP_${status}`;
-	const unknown = (reason: string): Ending => ({
+	const apiFailure = account ? isAccountErrorBody(body) : isUnifiedErrorBody(body);
+	const apiCode = apiFailure
+		? String((body as IDataObject)[account ? 'error' : 'code'])
+		: undefined;
+	const unknown = (reason: string, description?: string): Ending => ({
 		kind: 'unknown',
 		label: `HTTP ${status}`,
 		reason,
-		code,
+		code: apiCode ?? `HTTP_${status}`,
 		status,
 		body,
 		retryAfterMs,
+		description,
 	});
-	if (apiFailure) {
-		// The API's own answer. Its 500 (and the Unified API's INTERNAL_ERROR) may come after
-		// the work was done; its other errors are refusals (the Account API's 502 is the carrier's).
-		if (attempt.api === 'unified' && code === 'INTERNAL_ERROR')
+
+	if (attempt.method === 'GET') {
+		// A read may be tried again after a server error; anything else is its answer.
+		if (status >= 500) return unknown(`the ${attempt.apiName} answered HTTP ${status}`);
+		if (apiFailure)
+			return { kind: 'refused', error: answerError(ctx, connection, attempt, status, body) };
+		return {
+			kind: 'refused',
+			error: apiError(ctx, connection, notTheApi, body, attempt.itemIndex),
+		};
+	}
+
+	// A write: anything that is not a success, a 429 or a documented refusal may have been carried out.
+	if (apiCode !== undefined) {
+		if (apiCode === 'INTERNAL_ERROR')
 			return unknown(
 				`the ${attempt.apiName} reported an internal error (HTTP ${status}, INTERNAL_ERROR)`,
 			);
-		const documentedRefusal =
-			attempt.api === 'account' ? status === 502 : UNIFIED_REFUSALS.has(code);
-		if (status >= 500 && !documentedRefusal)
+		if (status >= 500)
 			return unknown(
-				`the ${attempt.apiName} answered HTTP ${status} (${status === 500 ? 'an unexpected failure' : (GATEWAY_STATUS[status] ?? 'a server error')})`,
+				`the ${attempt.apiName} answered HTTP ${status} (${GATEWAY_STATUS[status] ?? 'a server error'}, code ${apiCode})`,
 			);
-		return {
-			kind: 'refused',
-			error: answerError(ctx, connection, attempt, status, body),
-		};
+		return unknown(
+			`the ${attempt.apiName} answered HTTP ${status} with code ${apiCode}, which its documentation does not give as a refusal`,
+		);
 	}
-	// Not the API's own shape: a proxy's or gateway's page, or not the API at all.
-	if (status === 500)
-		return unknown(`the ${attempt.apiName} answered HTTP 500 (an unexpected failure)`);
 	if (status >= 500)
 		return unknown(
-			`a gateway or proxy in front of the ${attempt.apiName} answered HTTP ${status}${GATEWAY_STATUS[status] ? ` (${GATEWAY_STATUS[status]})` : ''}`,
+			`${status === 500 ? `the address ${where}` : `a gateway or proxy in front of the ${attempt.apiName}`} answered HTTP ${status}${GATEWAY_STATUS[status] ? ` (${GATEWAY_STATUS[status]})` : ''}`,
 		);
-	return notTheApi();
+	if (status >= 300 && status < 400)
+		return unknown(
+			`the address ${where} answered HTTP ${status}, a redirect, which the node never follows`,
+			notTheApi.description,
+		);
+	// A 2xx whose body is not the API's (cut short, undecodable, a web page) or a 4xx in another shape.
+	return unknown(
+		notTheApi.message.replace(/^The address/, 'the address').replace(/\.$/, ''),
+		notTheApi.description,
+	);
 }
 
-/** Unified API codes that are refusals, documented as such: nothing was done. */
-const UNIFIED_REFUSALS = new Set([
-	'MISSING_API_KEY',
-	'INVALID_API_KEY',
-	'INSUFFICIENT_CREDITS',
-	'SERVICE_UNAVAILABLE',
-]);
+/** Whether the failure is the execution being cancelled (n8n's signal), rather than our own timeout. */
+function isCancellation(failure: unknown): boolean {
+	return causesOf(failure).some((cause) => {
+		const name = (cause as { name?: unknown } | null)?.name;
+		return name === 'CanceledError' || name === 'AbortError' || name === 'CancelledError';
+	});
+}
 
 /** Reads a failure to get an answer at all. */
 export function classifyFailure(
@@ -162,27 +144,34 @@ export function classifyFailure(
 			code: 'ETIMEDOUT',
 		};
 	}
-	const code = networkCode(failure);
-	if (code === 'ERR_CANCELED')
-		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', {
-			itemIndex: attempt.itemIndex,
-		});
-	if (!code) {
-		// Not a connection failure: the credential's own rules, or n8n refusing the request
-		// (its SSRF protection, for one). Nothing to retry; say what it was, without secrets.
-		const rule = causes(failure).find((cause) => cause instanceof CredentialRuleError) as
-			Error | undefined;
+	const proof = provenNotSent(failure, isRuleError);
+	if (proof !== undefined && refusedBeforeSending(failure, isRuleError)) {
+		// The credential's own rules, or n8n refusing the request (its SSRF protection, for one):
+		// nothing to retry. Say what it was, without secrets.
+		const rule = causesOf(failure).find(isRuleError) as Error | undefined;
 		const message = redactSecrets(
 			String((rule ?? (failure as Error))?.message ?? failure),
 			connection.secrets,
 		);
-		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: attempt.itemIndex });
+		throw withOutcome(
+			new NodeOperationError(ctx.getNode(), message, { itemIndex: attempt.itemIndex }),
+			'notSent',
+		);
 	}
-	if (NOT_SENT.has(code)) return { kind: 'notSent', code };
+	if (proof !== undefined) return { kind: 'notSent', code: proof };
+	if (isCancellation(failure))
+		// The request was on its way when the execution was stopped: what it did is unknown.
+		throw withOutcome(
+			new NodeOperationError(ctx.getNode(), 'The execution was cancelled', {
+				itemIndex: attempt.itemIndex,
+			}),
+			attempt.method === 'GET' ? 'notSent' : 'unknown',
+		);
+	const label = failureLabel(failure);
 	return {
 		kind: 'unknown',
-		label: code,
-		reason: `the connection to the ${attempt.apiName} broke after the request was sent (${code})`,
-		code,
+		label,
+		reason: `the exchange with the ${attempt.apiName} broke off before a whole answer arrived (${label})`,
+		code: label,
 	};
 }

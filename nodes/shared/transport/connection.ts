@@ -19,6 +19,7 @@ import {
 	canonicalAddress,
 } from '../credentialRules';
 import type { UnifiedService } from '../pacing';
+import { withOutcome } from './outcome';
 
 export type CommsContext =
 	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;
@@ -75,14 +76,20 @@ function parseConnection(
 }
 
 async function readConnection(ctx: CommsContext, credentialType: string): Promise<Connection> {
-	const credentials = await ctx.getCredentials(credentialType);
+	// Nothing is sent before the credential is read and checked.
+	const credentials = await ctx
+		.getCredentials(credentialType)
+		.catch((error: unknown) => Promise.reject(withOutcome(error, 'notSent')));
 	try {
 		return parseConnection(credentialType, credentials);
 	} catch (error) {
 		// Only credential rules throw here; their messages never contain the key.
-		throw new NodeOperationError(ctx.getNode(), (error as Error).message, {
-			description: 'Fix the credential. This node sent no request.',
-		});
+		throw withOutcome(
+			new NodeOperationError(ctx.getNode(), (error as Error).message, {
+				description: 'Fix the credential. This node sent no request.',
+			}),
+			'notSent',
+		);
 	}
 }
 

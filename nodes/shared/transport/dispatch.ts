@@ -31,6 +31,8 @@ export async function dispatch(
 	connection: Connection,
 	attempt: Attempt,
 	cancel: AbortSignal | undefined,
+	/** Called just before the request is handed to n8n: from then on, it may reach the server. */
+	onSending: () => void = () => undefined,
 ) {
 	const release = await attempt.limiter.acquire(cancel);
 	const deadline = new AbortController();
@@ -53,6 +55,7 @@ export async function dispatch(
 	// How the limiter learns what the server made of it: a 429 says the key's window is full.
 	let result: ReleaseResult = 'unknown';
 	try {
+		onSending();
 		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
 			withCancelSignal(ctx, signal),
 			connection.credentialType,

@@ -31,6 +31,7 @@ export {
 	unifiedApiRequest,
 	type UnifiedSuccess,
 } from './requests';
+export { hasOutcome, OUTCOME_WORDS, outcomeOf, withOutcome, type WriteOutcome } from './outcome';
 export { accountClockOffsetMs, accountServerNow } from './serverClock';
 // By `export *`, which names nothing: the package test checks that only timeout.ts mentions
 // the test-only setter, so that nothing the package runs reaches it.

@@ -11,6 +11,7 @@ import { redactSecrets } from '../secrets';
 import type { Attempt, Ending } from './attempt';
 import { breaker } from './breaker';
 import type { CommsContext, Connection } from './connection';
+import { withOutcome } from './outcome';
 import { requestTimeoutMs } from './timeout';
 
 export function humanDuration(ms: number): string {
@@ -90,36 +91,77 @@ export function notAnsweringError(
 	);
 }
 
+/** A write's story, for the error when its outcome is unknown: see `unknownOutcomeError`. */
+export interface UnknownStory {
+	/** The first attempt whose outcome was unknown. */
+	first: Extract<Ending, { kind: 'unknown' }>;
+	/** What the look-ups after it saw, in a sentence, when there were any. */
+	lookedUp?: string;
+	/**
+	 * When the look-ups found nothing and it was sent again, once: how that attempt ended (a
+	 * clause: "the API refused that attempt (…)"), and what the look-ups after it saw.
+	 */
+	resend?: { ended: string; lookedUp?: string };
+	/** Attempts that may have been carried out (sent, with an unknown outcome): 1 or 2. */
+	sent: number;
+	/** Attempts the API refused with 429 (never carried out). */
+	rateLimited: number;
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** How many times the request went out, truthfully, for the end of a message. */
+function sentLine(sent: number, rateLimited: number): string {
+	const times = sent === 1 ? 'once' : sent === 2 ? 'twice' : `${sent} times`;
+	const refused =
+		rateLimited > 0
+			? ` (besides ${rateLimited === 1 ? 'one attempt' : `${rateLimited} attempts`} the API refused with HTTP 429, which it never carries out)`
+			: '';
+	return sent === 1
+		? `It was sent once${refused}, and was not sent again, to avoid doing it twice`
+		: `It was sent ${times} in all${refused}, and was not sent again`;
+}
+
 /**
- * The error of a write that may or may not have been carried out: what happened, that it was
- * not sent again, and what to check before doing it again (`check`, when the caller knows).
+ * The error of a write that may or may not have been carried out: what happened, how many times
+ * it went out, and what to check before doing it again (`check`, when the caller knows).
  */
 export function unknownOutcomeError(
 	ctx: CommsContext,
 	connection: Connection,
 	attempt: Attempt,
-	ending: Extract<Ending, { kind: 'unknown' }>,
-	lookedUp = '',
+	story: UnknownStory,
 	check = 'check whether it was',
 ): NodeApiError {
-	const reason = ending.reason.charAt(0).toUpperCase() + ending.reason.slice(1);
-	const message = `${reason}, so it is unknown whether ${attempt.action}. ${lookedUp ? `${lookedUp} ` : ''}It was not sent again, to avoid doing it twice: ${check} before running this item again.`;
+	const { first, lookedUp, resend } = story;
+	const parts = resend
+		? [
+				`${capitalised(first.reason)}.`,
+				lookedUp ?? '',
+				`So it was tried again, once, and ${resend.ended}, so it is unknown whether ${attempt.action}.`,
+				resend.lookedUp ?? '',
+			]
+		: [`${capitalised(first.reason)}, so it is unknown whether ${attempt.action}.`, lookedUp ?? ''];
+	parts.push(
+		`${sentLine(story.sent, story.rateLimited)}: ${check} before running this item again.`,
+	);
+	const message = parts.filter(Boolean).join(' ');
 	const description =
-		ending.status === undefined
+		first.description ??
+		(first.status === undefined
 			? 'Check the address in the credential and that the service is reachable from n8n.'
-			: attempt.describe(ending.status, ending.body).description;
+			: attempt.describe(first.status, first.body).description);
 	const error = plainError(
 		ctx,
 		connection,
 		message,
 		description,
-		ending.code,
+		first.code,
 		attempt.itemIndex,
-		ending.status,
+		first.status,
 	);
-	// Read by items.ts: an item whose outcome is unknown is listed, and never run again.
-	error.context.outcome = 'unknown';
-	return error;
+	// Read by the item runner and the Spending Cap: listed, counted at its estimate, never run again.
+	return withOutcome(error, 'unknown');
 }
 
 /** The error of an answer, as the request's API describes its status and body. */
@@ -159,15 +201,15 @@ export function finalError(
 		}
 		return answerError(ctx, connection, attempt, ending.status, ending.body);
 	}
-	if (ending.kind === 'unknown' && (why === 'unknownOutcome' || attempt.method !== 'GET'))
-		return unknownOutcomeError(ctx, connection, attempt, ending, '', attempt.check);
 	if (ending.kind === 'unknown' && ending.status !== undefined)
 		return answerError(ctx, connection, attempt, ending.status, ending.body);
 	const where = redactSecrets(connection.url, connection.secrets);
 	const message =
-		ending.code === 'ETIMEDOUT' && ending.kind === 'unknown'
-			? `The ${attempt.apiName} at ${where} did not answer within ${Math.round(requestTimeoutMs() / 1000)} seconds, after retrying.`
-			: `Could not reach the ${attempt.apiName} at ${where} (${ending.code}).`;
+		ending.kind === 'notSent'
+			? `Could not reach the ${attempt.apiName} at ${where} (${ending.code}).`
+			: ending.code === 'ETIMEDOUT'
+				? `The ${attempt.apiName} at ${where} did not answer within ${Math.round(requestTimeoutMs() / 1000)} seconds, after retrying.`
+				: `${capitalised(ending.reason)}, after retrying.`;
 	return plainError(
 		ctx,
 		connection,

@@ -12,7 +12,7 @@ import type { Attempt, Ending } from './attempt';
 import { claims, gate } from './claims';
 import type { CommsContext, Connection } from './connection';
 import { cancelSignal } from './dispatch';
-import { humanDuration, unknownOutcomeError } from './nodeErrors';
+import { withOutcome } from './outcome';
 import { serverClocks } from './serverClock';
 
 /** Looks a write up, with sends of the same key held back, and claims what it finds. */
@@ -51,12 +51,14 @@ async function lookUp(
 	}
 }
 
-/** What the look-ups saw when they showed the write was not carried out and it is sent again. */
-export interface Resent {
-	after: string;
-	lookups: number;
-	spanMs: number;
-}
+/** What the look-ups of a write whose outcome is unknown came to. */
+export type Recovery =
+	/** Its record: the request was carried out. `body` is cleared of secrets and noted. */
+	| { kind: 'found'; body: IDataObject }
+	/** Not in the history at any look-up. */
+	| { kind: 'absent'; lookups: number; spanMs: number }
+	/** The history could not tell (ambiguous, incomplete, the look-up failed): why. */
+	| { kind: 'undecided'; reason: string; lookups: number; spanMs: number };
 
 /** Where the look-ups of one write stand: when (after the first) and for which attempt. */
 export interface LookUps {
@@ -68,12 +70,13 @@ export interface LookUps {
 	firstSentWallMs: number;
 	scoped: (ids: string[]) => string[];
 	cancel: AbortSignal | undefined;
+	/** Whether the request had been sent again before this outcome (for the output's note). */
+	afterResend: boolean;
 }
 
 /**
- * Looks up a write whose outcome is unknown: the record when it was found (its body cleared of
- * secrets and noted), or what the look-ups saw when it may be sent again; otherwise the error
- * that says it was not sent again.
+ * Looks up a write whose outcome is unknown, more than once over the request timeout, until the
+ * history shows its record or cannot tell. The caller decides what follows (send.ts).
  */
 export async function recoverUnknown(
 	ctx: CommsContext,
@@ -81,48 +84,45 @@ export async function recoverUnknown(
 	attempt: Attempt,
 	unknown: Extract<Ending, { kind: 'unknown' }>,
 	at: LookUps,
-): Promise<{ kind: 'found'; body: IDataObject } | { kind: 'sendAgain'; resent: Resent }> {
+): Promise<Recovery> {
 	const { number, gateKey, firstSentWallMs, scoped, cancel } = at;
 	const reconcile = attempt.reconcile!;
-	const check = reconcile.check(new Date(firstSentWallMs).toISOString());
 	const startedMs = systemClock.now();
 	let lookups = 0;
 	let found: LookupResult = { kind: 'absent' };
-	for (const atMs of at.atMs) {
-		const waitMs = startedMs + atMs - systemClock.now();
-		ctx.logger?.debug(
-			`${attempt.apiName}: ${unknown.label} on a write, looking it up in ${reconcile.history} in ${Math.max(0, Math.round(waitMs))} ms (attempt ${number}, look-up ${lookups + 1})`,
+	try {
+		for (const atMs of at.atMs) {
+			const waitMs = startedMs + atMs - systemClock.now();
+			ctx.logger?.debug(
+				`${attempt.apiName}: ${unknown.label} on a write, looking it up in ${reconcile.history} in ${Math.max(0, Math.round(waitMs))} ms (attempt ${number}, look-up ${lookups + 1})`,
+			);
+			if (waitMs > 0) await sleep(systemClock, waitMs, cancel);
+			lookups++;
+			found = await lookUp(ctx, connection, attempt, gateKey, firstSentWallMs, scoped);
+			if (found.kind !== 'absent') break;
+		}
+	} catch (error) {
+		// Stopped while looking: the write's outcome stays unknown.
+		throw withOutcome(
+			error instanceof NodeOperationError
+				? error
+				: new NodeOperationError(ctx.getNode(), 'The execution was cancelled', {
+						itemIndex: attempt.itemIndex,
+					}),
+			'unknown',
 		);
-		if (waitMs > 0) await sleep(systemClock, waitMs, cancel);
-		lookups++;
-		found = await lookUp(ctx, connection, attempt, gateKey, firstSentWallMs, scoped);
-		if (found.kind !== 'absent') break;
 	}
 	const spanMs = systemClock.now() - startedMs;
 	if (found.kind === 'found') {
 		const body = redactSecrets(found.result, connection.secrets);
 		body.recoveredAfter = unknown.label;
 		body.recovered = 'foundInHistory';
-		body.recovery = `After ${unknown.label} the outcome was unknown; ${reconcile.what} was found in ${reconcile.history}${lookups > 1 ? ` at look-up ${lookups}` : ''}, so it was not sent again.`;
+		body.recovery = at.afterResend
+			? `After ${unknown.label} the outcome was unknown and it was sent again, once; ${reconcile.what} was then found in ${reconcile.history}${lookups > 1 ? ` at look-up ${lookups}` : ''}, so it was not sent a third time.`
+			: `After ${unknown.label} the outcome was unknown; ${reconcile.what} was found in ${reconcile.history}${lookups > 1 ? ` at look-up ${lookups}` : ''}, so it was not sent again.`;
 		return { kind: 'found', body };
 	}
 	if (found.kind === 'undecided')
-		throw unknownOutcomeError(
-			ctx,
-			connection,
-			attempt,
-			unknown,
-			`Looking it up in ${reconcile.history} could not settle it: ${found.reason}.`,
-			check,
-		);
-	if (!reconcile.resend)
-		throw unknownOutcomeError(
-			ctx,
-			connection,
-			attempt,
-			unknown,
-			`It was not in ${reconcile.history} in ${lookups} look-ups over ${humanDuration(spanMs)}, which is not proof enough to do it again: the API may record it late.`,
-			check,
-		);
-	return { kind: 'sendAgain', resent: { after: unknown.label, lookups, spanMs } };
+		return { kind: 'undecided', reason: found.reason, lookups, spanMs };
+	return { kind: 'absent', lookups, spanMs };
 }

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/items';
 import { recentSentSms, sentSmsLookup } from '../../../shared/accountLookups';
-import { accountApiRequest } from '../../../shared/transport';
+import { accountApiRequest, withOutcome } from '../../../shared/transport';
 import {
 	defaultCountryOption,
 	forOperation,
@@ -138,7 +138,12 @@ export const smsSend: Operation<{ body: IDataObject; skipWithinMinutes: number }
 	describe: ({ body }) => `SMS to ${String(body.to)}`,
 	async run({ body, skipWithinMinutes }, i) {
 		if (skipWithinMinutes > 0) {
-			const earlier = await recentSentSms(this, body, skipWithinMinutes, i);
+			const earlier = await recentSentSms(this, body, skipWithinMinutes, i).catch(
+				(error: unknown) => {
+					// The history could not be read, so the SMS was not sent.
+					throw withOutcome(error, 'notSent');
+				},
+			);
 			if (earlier)
 				return {
 					...withoutSuccess(earlier),
