@@ -357,19 +357,6 @@ export async function runItems<P>(
 	/** Carries out one item (or fails it without a request after a halt); true when it succeeded. */
 	const runOne = async ({ itemIndex, value }: Entry<P>): Promise<boolean> => {
 		const digest = earlierRun ? digestOf(value) : '';
-		const earlier = earlierRun?.[itemIndex];
-		if (earlier && earlier.digest === digest) {
-			// The node's failed run before this one carried it out, or could not tell.
-			thisRun[itemIndex] = earlier;
-			if (earlier.error) {
-				unknown.push(itemIndex);
-				fail(restoredError(ctx, earlier.error, itemIndex), itemIndex);
-				return false;
-			}
-			setOutput(itemIndex, earlier.output!);
-			done.push(itemIndex);
-			return true;
-		}
 		const halt = state.halts.get(credential);
 		if (halt || runHalt) {
 			fail(
@@ -412,6 +399,27 @@ export async function runItems<P>(
 			pairedItem: { item: itemIndex },
 		}));
 	};
+
+	// What the node's failed run before this one carried out, or left unknown, comes back as it
+	// was before anything is sent: never sent again, and listed whatever stops this run.
+	if (earlierRun) {
+		for (const lane of lanes) {
+			for (let n = lane.length - 1; n >= 0; n--) {
+				const { itemIndex, value } = lane[n];
+				const earlier = earlierRun[itemIndex];
+				if (!earlier || earlier.digest !== digestOf(value)) continue;
+				lane.splice(n, 1);
+				thisRun[itemIndex] = earlier;
+				if (earlier.error) {
+					unknown.push(itemIndex);
+					fail(restoredError(ctx, earlier.error, itemIndex), itemIndex);
+				} else {
+					setOutput(itemIndex, earlier.output!);
+					done.push(itemIndex);
+				}
+			}
+		}
+	}
 
 	// One request alone first, until one succeeds (an item whose own input the API refused does
 	// not open the way for the rest): then the others may go concurrently.

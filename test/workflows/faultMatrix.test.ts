@@ -1,0 +1,158 @@
+/**
+ * The fault-point matrix: every operation that sends, calls or spends, of both nodes, run by n8n's
+ * engine over a proxy that breaks the exchange at each point (test/support/faultPoints.ts), on the
+ * first write attempt only or on every one, with On Error: Continue or with Retry On Fail. One
+ * invariant is judged from the sandbox's own log against what the node said
+ * (test/support/judgeWrites.ts): at most one action per item, done / not sent / unknown said
+ * truthfully with the number of sends, and the Spending Cap never passed.
+ *
+ * Every cell has a proxy of its own (so one cell's timeouts do not open the circuit breaker, or
+ * use the rate window, of another), and the cells run together; the request timeout is 1.5 s
+ * here, so an unknown SMS's look-ups span 1.5 s.
+ */
+import { runWorkflow } from '../../harness';
+import { setRequestTimeout } from '../../nodes/shared/transport';
+import {
+	FAULT_POINTS,
+	type FaultPoint,
+	refusingUrl,
+	startFaultPointProxy,
+} from '../support/faultPoints';
+import { type Exchange, outcomesOf, violations } from '../support/judgeWrites';
+import { useSandbox } from '../support/sandbox';
+import {
+	credentialsAt,
+	roomForEveryRun,
+	WRITE_OPERATIONS,
+	type WriteOperation,
+	writeWorkflow,
+} from '../support/writeOperations';
+
+const sandbox = useSandbox();
+let previousTimeout: number;
+beforeAll(() => {
+	previousTimeout = setRequestTimeout(1_500);
+});
+afterAll(() => setRequestTimeout(previousTimeout));
+
+type Schedule = 'first' | 'every';
+type Mode = 'continue' | 'retry';
+
+interface Cell {
+	operation: WriteOperation;
+	fault: FaultPoint;
+	schedule: Schedule;
+	mode: Mode;
+}
+
+const CELLS: Cell[] = WRITE_OPERATIONS.flatMap((operation) =>
+	FAULT_POINTS.flatMap((fault) =>
+		// A refused connection cannot be picked per request: every attempt is refused.
+		(fault === 'refuse' ? (['every'] as const) : (['first', 'every'] as const)).flatMap(
+			(schedule) =>
+				(['continue', 'retry'] as const).map((mode) => ({ operation, fault, schedule, mode })),
+		),
+	),
+);
+
+let serial = 0;
+
+/** What a cell came to, given the sandbox's log once every cell is done. */
+interface Judged {
+	problems: string[];
+	outcomes: Array<{ reported: string; acted: number }>;
+}
+
+/** Runs a cell; what it returns judges it, given the sandbox's log once every cell is done. */
+async function runCell(cell: Cell): Promise<(served: Exchange[]) => Judged> {
+	const { operation, fault, schedule, mode } = cell;
+	const keys = Array.from({ length: operation.oneItem ? 1 : 2 }, () => operation.key(++serial));
+	const attempts = new Map<string, number>();
+	const proxy = await startFaultPointProxy(
+		sandbox().url,
+		({ method, body }) => {
+			if (method !== 'POST') return 'pass';
+			const key = keys.find((k) => body.includes(k));
+			if (!key) return 'pass';
+			const attempt = (attempts.get(key) ?? 0) + 1;
+			attempts.set(key, attempt);
+			return schedule === 'every' || attempt === 1 ? fault : 'pass';
+		},
+		{ slowByteMs: 100 },
+	);
+	try {
+		const url = fault === 'refuse' ? await refusingUrl() : proxy.url;
+		// Room for one item under the cap: a second goes only if the first was proven not carried out.
+		const capPence = operation.pence;
+		const result = await runWorkflow(
+			writeWorkflow(operation, sandbox(), {
+				continueOnFail: mode === 'continue',
+				retryOnFail: mode === 'retry',
+			}),
+			{
+				credentials: credentialsAt(operation, sandbox(), url),
+				input: keys.map((key) => ({ json: { ...operation.input(key), cap: capPence } })),
+			},
+		);
+		const sent = proxy.log.map((entry) => ({ method: entry.method, body: entry.body }));
+		return (served) => ({
+			problems: violations({ operation, keys, result, sent, served, capPence }).map(
+				(problem) => `${operation.name}, ${fault}, ${schedule}, ${mode}: ${problem}`,
+			),
+			outcomes: outcomesOf(operation, keys, result, served),
+		});
+	} finally {
+		await proxy.close();
+	}
+}
+
+/** Runs `tasks` with at most `limit` at once. */
+async function pooled<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T[]> {
+	const results: T[] = new Array(tasks.length);
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: limit }, async () => {
+			while (next < tasks.length) {
+				const index = next++;
+				results[index] = await tasks[index]();
+			}
+		}),
+	);
+	return results;
+}
+
+it(`${CELLS.length} cells: every write operation × every fault point × first or every attempt × Continue or Retry On Fail keep the invariant`, async () => {
+	roomForEveryRun(sandbox());
+	// The refused cells wait out their backoffs (about 15 s a try): they start first.
+	const ordered = [...CELLS].sort(
+		(a, b) => Number(b.fault === 'refuse') - Number(a.fault === 'refuse'),
+	);
+	const judges = await pooled(
+		ordered.map((cell) => () => runCell(cell)),
+		48,
+	);
+	const served = sandbox()
+		.requests()
+		.map((entry) => ({
+			method: entry.method,
+			body: JSON.stringify(entry.body ?? ''),
+			status: entry.status,
+		}));
+	const judged = judges.map((judge) => judge(served));
+	// What the matrix exercised, by fault point: the outcomes the node said, and the actions.
+	const tally = new Map<string, Map<string, number>>();
+	ordered.forEach((cell, i) => {
+		const row = tally.get(cell.fault) ?? new Map<string, number>();
+		for (const { reported, acted } of judged[i].outcomes) {
+			const column = `${reported}/acted ${acted}`;
+			row.set(column, (row.get(column) ?? 0) + 1);
+		}
+		tally.set(cell.fault, row);
+	});
+	console.log(
+		[...tally]
+			.map(([fault, row]) => `${fault}: ${[...row].map(([k, n]) => `${k} ×${n}`).join(', ')}`)
+			.join('\n'),
+	);
+	expect(judged.flatMap((cell) => cell.problems)).toEqual([]);
+}, 240_000);

@@ -1,0 +1,168 @@
+/**
+ * Random fault schedules over multi-item runs (fast-check): each run draws an operation, 1 to 5
+ * items, for each item the fault its successive write attempts meet (any fault point, or none),
+ * On Error: Continue or Retry On Fail, and for the Unified node no Spending Cap or one with room
+ * for 0 to all of the items. n8n's engine runs the workflow against the sandbox behind the
+ * fault-point proxy, and the run is judged two ways:
+ *
+ * - the invariant of the fault matrix (test/support/judgeWrites.ts);
+ * - a simple model of the server: an attempt that met no fault, or a fault after the server acts
+ *   (test/support/faultPoints.ts, SERVER_ACTS), was acted on; so the sandbox must have acted on
+ *   exactly as many of an item's attempts as the model says, given the attempts the proxy saw.
+ *
+ * The runs are drawn from a seed (printed; FAULT_SEED=<n> replays one) and run concurrently.
+ */
+import fc from 'fast-check';
+
+import { runWorkflow } from '../../harness';
+import { setRequestTimeout } from '../../nodes/shared/transport';
+import {
+	FAULT_POINTS,
+	type FaultPoint,
+	SERVER_ACTS,
+	startFaultPointProxy,
+} from '../support/faultPoints';
+import { type Exchange, violations } from '../support/judgeWrites';
+import { useSandbox } from '../support/sandbox';
+import {
+	credentialsAt,
+	roomForEveryRun,
+	WRITE_OPERATIONS,
+	writeWorkflow,
+} from '../support/writeOperations';
+
+const sandbox = useSandbox();
+let previousTimeout: number;
+beforeAll(() => {
+	previousTimeout = setRequestTimeout(1_500);
+});
+afterAll(() => setRequestTimeout(previousTimeout));
+
+const RUNS = Number(process.env.FAULT_RUNS) || 48;
+const SEED = Number(process.env.FAULT_SEED) || Date.now() % 2_147_483_647;
+
+/** Faults a request can meet with the proxy up (a refused connection is the matrix's). */
+const FAULTS = FAULT_POINTS.filter(
+	(fault): fault is Exclude<FaultPoint, 'refuse'> => fault !== 'refuse',
+);
+type Met = (typeof FAULTS)[number] | 'pass';
+
+const runArbitrary = fc
+	.record({
+		operation: fc.integer({ min: 0, max: WRITE_OPERATIONS.length - 1 }),
+		items: fc.integer({ min: 1, max: 5 }),
+		// Per item, what its 1st, 2nd and 3rd write attempts meet (later ones pass).
+		faults: fc.array(fc.array(fc.constantFrom<Met>('pass', 'pass', ...FAULTS), { maxLength: 3 }), {
+			minLength: 5,
+			maxLength: 5,
+		}),
+		mode: fc.constantFrom('continue', 'retry'),
+		// No cap, or room for this many items (the others must then be refused before sending).
+		capItems: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+	})
+	.map((run) => {
+		const operation = WRITE_OPERATIONS[run.operation];
+		const items = operation.oneItem ? 1 : run.items;
+		const capPence =
+			operation.pence === undefined || run.capItems === undefined
+				? undefined
+				: Math.round(Math.min(run.capItems, items) * operation.pence * 100) / 100;
+		return { ...run, operation, items, capPence };
+	});
+
+type Run = typeof runArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+let serial = 10_000;
+
+async function execute(run: Run): Promise<(served: Exchange[]) => string[]> {
+	const { operation, faults, mode, capPence } = run;
+	const keys = Array.from({ length: run.items }, () => operation.key(++serial));
+	const attempts = new Map<string, number>();
+	const proxy = await startFaultPointProxy(
+		sandbox().url,
+		({ method, body }) => {
+			if (method !== 'POST') return 'pass';
+			const index = keys.findIndex((key) => body.includes(key));
+			if (index < 0) return 'pass';
+			const attempt = attempts.get(keys[index]) ?? 0;
+			attempts.set(keys[index], attempt + 1);
+			return faults[index][attempt] ?? 'pass';
+		},
+		{ slowByteMs: 100 },
+	);
+	try {
+		const result = await runWorkflow(
+			writeWorkflow(operation, sandbox(), {
+				continueOnFail: mode === 'continue',
+				retryOnFail: mode === 'retry',
+			}),
+			{
+				credentials: credentialsAt(operation, sandbox(), proxy.url),
+				input: keys.map((key) => ({ json: { ...operation.input(key), cap: capPence } })),
+			},
+		);
+		const sent = proxy.log.map((entry) => ({ method: entry.method, body: entry.body }));
+		const met = keys.map((key) =>
+			proxy.log
+				.filter((entry) => entry.method === 'POST' && entry.body.includes(key))
+				.map((entry) => entry.fault ?? 'pass'),
+		);
+		const serverStatus = keys.map((key) =>
+			proxy.log
+				.filter((entry) => entry.method === 'POST' && entry.body.includes(key))
+				.map((entry) => entry.serverStatus),
+		);
+		return (served) => {
+			const problems = violations({ operation, keys, result, sent, served, capPence });
+			keys.forEach((key, i) => {
+				// The model: the server acted on every attempt that reached it and succeeded there.
+				const modelActed = met[i].filter(
+					(fault, n) =>
+						(fault === 'pass' || SERVER_ACTS[fault as FaultPoint]) &&
+						serverStatus[i][n] === operation.successStatus,
+				).length;
+				const acted = served.filter(
+					(entry) =>
+						entry.method === 'POST' &&
+						entry.status === operation.successStatus &&
+						entry.body.includes(key),
+				).length;
+				if (acted !== modelActed)
+					problems.push(
+						`item ${i + 1}: the server acted ${acted} times, the model says ${modelActed}`,
+					);
+			});
+			return problems.map(
+				(problem) =>
+					`${operation.name}, ${run.items} items, ${mode}, cap ${capPence ?? '-'}, faults ${JSON.stringify(faults.slice(0, run.items))}: ${problem}`,
+			);
+		};
+	} finally {
+		await proxy.close();
+	}
+}
+
+it(`${RUNS} random fault schedules over multi-item runs keep the invariant and match the model`, async () => {
+	roomForEveryRun(sandbox());
+	const runs = fc.sample(runArbitrary, { numRuns: RUNS, seed: SEED });
+	const judges: Array<(served: Exchange[]) => string[]> = [];
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: 16 }, async () => {
+			while (next < runs.length) {
+				const index = next++;
+				judges[index] = await execute(runs[index]);
+			}
+		}),
+	);
+	const served = sandbox()
+		.requests()
+		.map((entry) => ({
+			method: entry.method,
+			body: JSON.stringify(entry.body ?? ''),
+			status: entry.status,
+		}));
+	const problems = judges.flatMap((judge) => judge(served));
+	if (problems.length) console.log(`Replay with FAULT_SEED=${SEED} FAULT_RUNS=${RUNS}`);
+	expect(problems).toEqual([]);
+}, 240_000);
