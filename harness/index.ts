@@ -1,5 +1,6 @@
 export {
 	resumeWorkflow,
+	retryFailedExecution,
 	runWorkflow,
 	buildWorkflow,
 	buildAdditionalData,

@@ -198,3 +198,22 @@ export async function resumeWorkflow(
 	const saved = JSON.parse(JSON.stringify(parked.run.data)) as IRunExecutionData;
 	return await execute(json, options, saved);
 }
+
+/**
+ * The editor's Retry of a failed execution, as n8n 2.41's `ExecutionService.retry` does it: the
+ * failed execution's saved data (through JSON, as stored), its error removed and the failed run
+ * of the last node dropped, run again by a new engine from where it stopped.
+ */
+export async function retryFailedExecution(
+	json: WorkflowJson,
+	failed: WorkflowResult,
+	options: RunOptions = {},
+): Promise<WorkflowResult> {
+	if (!failed.error) throw new Error('The execution did not fail');
+	const saved = JSON.parse(JSON.stringify(failed.run.data)) as IRunExecutionData;
+	const { lastNodeExecuted } = saved.resultData;
+	delete saved.resultData.error;
+	const runs = lastNodeExecuted ? saved.resultData.runData?.[lastNodeExecuted] : undefined;
+	if (runs?.length && runs[runs.length - 1].error !== undefined) runs.pop();
+	return await execute(json, { ...options, mode: 'retry' }, saved);
+}

@@ -117,6 +117,25 @@ describe('the Spending Cap ledger', () => {
 		expect(ledger.inFlightUnits).toBe(0);
 	});
 
+	it("keeps the spend in the store it is given (the execution's record), so a new ledger on it after a park carries on", async () => {
+		const store: { spentUnits?: unknown } = {};
+		const before = new SpendingLedger(store);
+		for (const price of [300, 300]) {
+			const decision = await before.reserve(price, 900);
+			if (decision.kind === 'go') decision.reservation.settle({ kind: 'charged', units: price });
+		}
+		const saved = JSON.parse(JSON.stringify(store)) as typeof store;
+		expect(saved).toEqual({ spentUnits: 600 });
+		const after = new SpendingLedger(saved);
+		const third = await after.reserve(300, 900);
+		if (third.kind !== 'go') throw new Error('expected go');
+		third.reservation.settle({ kind: 'charged', units: 300 });
+		expect(await after.reserve(300, 900)).toMatchObject({ kind: 'refused', spentUnits: 900 });
+		expect(saved).toEqual({ spentUnits: 900 });
+		// Whatever a store holds that is not a spend counts as nothing spent.
+		expect(new SpendingLedger({ spentUnits: 'lots' }).spentUnits).toBe(0);
+	});
+
 	it('never lets the spend go above the cap when every answer costs at most its estimate (any order, any concurrency)', async () => {
 		await fc.assert(
 			fc.asyncProperty(
