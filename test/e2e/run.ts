@@ -5,6 +5,7 @@
 //   scenarios/sms-trigger.ts                Comms Account Trigger, published, in `n8n start`
 //   scenarios/account-trigger-lifecycle/    its three events through restarts, both poll paths
 //   scenarios/webhook-trigger.ts            Comms Unified Trigger: signed, forged, stale, repeated
+//   scenarios/execution-state.ts            the Spending Cap across a 70 s Wait and an n8n restart
 //   scenarios/editor/                       the editor in headless Chromium (+ README picture)
 //   scenarios/ai-agent/                     AI Agent tools, Send and Wait answered in a browser
 // The rig (rig/suite.ts, runSuite) installs n8n 2.41.1 once into a cache, packs this package and installs
@@ -24,6 +25,7 @@ import { lifecycleScenario } from './scenarios/account-trigger-lifecycle/index.t
 import { retryOnFailScenario } from './scenarios/retry-on-fail.ts';
 import { aiScenario } from './scenarios/ai-agent/index.ts';
 import { editorScenario } from './scenarios/editor/index.ts';
+import { executionStateScenario } from './scenarios/execution-state.ts';
 import { smsTriggerScenario } from './scenarios/sms-trigger.ts';
 import { unifiedSendSmsScenario } from './scenarios/unified-send-sms.ts';
 import { webhookTriggerScenario } from './scenarios/webhook-trigger.ts';
@@ -68,6 +70,7 @@ function commsSuite(repo = REPO): Suite {
 			lifecycleScenario('default'),
 			lifecycleScenario('durable'),
 			webhookTriggerScenario,
+			executionStateScenario,
 			editorScenario(repo),
 			aiScenario(repo),
 		].filter((s) => !process.env.E2E_ONLY || new RegExp(process.env.E2E_ONLY, 'i').test(s.name)),

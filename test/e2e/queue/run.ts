@@ -15,6 +15,9 @@
 //      workers; forged ones get 401; repeats (also three at once, and one at the main) run once.
 //   4. SMS trigger (sms-trigger.ts; QUEUE_SMS=0 skips it): polls only on the main; a graceful
 //      restart of the main during a burst of inbound SMS loses and repeats nothing.
+//   5. Spending Cap across a Wait (cap-across-wait.ts): an execution parked by a 70 s Wait is
+//      resumed by the other worker (the one that ran it is stopped); the cap still counts what
+//      was spent before the Wait.
 // Prints `test:queue: N passed, N failed` last and exits non-zero on any failure.
 
 import fs from 'node:fs';
@@ -23,7 +26,13 @@ import path from 'node:path';
 import { ensureN8n, N8N_VERSION } from '../rig/n8n-install.ts';
 import { E2eError, log } from '../rig/proc.ts';
 import { writeResults } from './results.ts';
-import { burstsAndWebhook, smsTrigger, type Figures, type Outcome } from './scenarios.ts';
+import {
+	burstsAndWebhook,
+	capAcrossWait,
+	smsTrigger,
+	type Figures,
+	type Outcome,
+} from './scenarios.ts';
 import { round, RUN_SMS, TIMEOUT_MS } from './settings.ts';
 import { startQueueMode, type Started } from './start.ts';
 
@@ -54,6 +63,7 @@ async function main(): Promise<void> {
 		await burstsAndWebhook(run, figures, outcomes);
 		if (RUN_SMS) await smsTrigger(run, n8n, logDir, figures, outcomes);
 		else figures.smsTrigger = { skipped: 'QUEUE_SMS=0' };
+		await capAcrossWait(run, figures, outcomes);
 		started.processes.push(run.main);
 	} catch (error) {
 		outcomes.push({ name: 'queue-mode run', problems: [error.message] });

@@ -1,6 +1,7 @@
-// The queue run's four scenarios in order, each adding its figures and its outcome: the two
-// bursts (bursts.ts) with the webhook trigger (webhook-trigger.ts) running beside them, then the
-// SMS trigger with a restart of the main (sms-trigger.ts).
+// The queue run's five scenarios in order, each adding its figures and its outcome: the two
+// bursts (bursts.ts) with the webhook trigger (webhook-trigger.ts) running beside them, the SMS
+// trigger with a restart of the main (sms-trigger.ts), then the Spending Cap across a Wait resumed
+// on the other worker (cap-across-wait.ts; it stops a worker, so it comes last).
 
 import { post } from '../comms.ts';
 import { finishedExecutions, type LoggedRequest } from '../rig/executions.ts';
@@ -9,6 +10,7 @@ import { E2eError, log, sleep } from '../rig/proc.ts';
 import { executionsByWorker } from '../rig/queue-processes.ts';
 import type { Json } from '../rig/types.ts';
 import { burstScenario, printBurst } from './bursts.ts';
+import { capAcrossWaitScenario } from './cap-across-wait.ts';
 import { ACCOUNT_ITEMS, ACCOUNT_LIMIT, UNIFIED_ITEMS, UNIFIED_SMS_LIMIT } from './settings.ts';
 import { smsTriggerScenario } from './sms-trigger.ts';
 import { restartMain, type QueueRun } from './start.ts';
@@ -22,6 +24,8 @@ const ACCOUNT_BURST = '1. Account SMS across two workers (2 x 600 on one key)';
 const UNIFIED_BURST = '2. Unified SMS across two workers (2 x 100 on one key)';
 const WEBHOOK_TRIGGER = '3. Comms Unified Trigger through the webhook process';
 const SMS_TRIGGER = '4. SMS trigger: one poller; a restart of the main loses and repeats nothing';
+const CAP_ACROSS_WAIT =
+	'5. Spending Cap across a 70 s Wait, resumed on the other worker: 3 SMS under 9p, the 4th refused';
 
 /** Starts the two bursts: two executions of each burst workflow, through the webhook process. */
 async function postBursts({ webhookProc }: QueueRun): Promise<void> {
@@ -119,4 +123,15 @@ export async function smsTrigger(
 	figures.smsTrigger = sms;
 	outcomes.push({ name: SMS_TRIGGER, problems: sms.problems });
 	log(`  SMS trigger: ${JSON.stringify(sms)}`);
+}
+
+/** Scenario 5: the Spending Cap across a Wait, resumed by the other worker (one worker is stopped). */
+export async function capAcrossWait(run: QueueRun, figures: Figures, outcomes: Outcome[]) {
+	const cap: Figures = await capAcrossWaitScenario(run).catch((error: Error) => ({
+		problems: [error.message],
+	}));
+	cap.pass = cap.problems.length === 0;
+	figures.capAcrossWait = cap;
+	outcomes.push({ name: CAP_ACROSS_WAIT, problems: cap.problems });
+	log(`  Spending Cap across a Wait: ${JSON.stringify(cap)}`);
 }

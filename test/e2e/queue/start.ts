@@ -19,7 +19,7 @@ import * as rig from '../rig/queue-processes.ts';
 import { startQueueSandbox } from './sandbox.ts';
 import { DURABLE_CURSORS, round, RUN_SMS } from './settings.ts';
 import type { Lifetime } from './sms-polls.ts';
-import { credentialsFor, workflowsFor } from './workflows.ts';
+import { CAP_WAIT_HOOK, credentialsFor, workflowsFor } from './workflows.ts';
 
 /** What is up, for the scenarios and the clean-up (`stopAll`). */
 export interface QueueRun {
@@ -100,7 +100,7 @@ export async function startQueueMode(
 	const reader = executionReader(n8n, () => mainProc.url!);
 	await ownerSession(mainProc.url!);
 	await Promise.all(
-		['queue-account', 'queue-unified'].map((hookPath) =>
+		['queue-account', 'queue-unified', CAP_WAIT_HOOK].map((hookPath) =>
 			waitForProductionWebhook(`${webhookProc.url}/webhook/${hookPath}`, 90000),
 		),
 	);

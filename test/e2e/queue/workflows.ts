@@ -1,6 +1,6 @@
 // The queue run's credentials and workflows: the two bursts (Webhook -> Code -> send node), the
 // Comms Unified Trigger and the Comms Account Trigger, each trigger ending in a POST to the
-// collector.
+// collector, and the Spending Cap across a Wait (../cap-across-wait.ts).
 
 import crypto from 'node:crypto';
 import {
@@ -10,11 +10,19 @@ import {
 	unifiedCredential,
 	type CommsSandbox,
 } from '../comms.ts';
+import { capAcrossWaitWorkflow, liveUnifiedCredential } from '../cap-across-wait.ts';
 import { burstWorkflow } from '../rig/executions.ts';
 import { n8nId } from '../rig/n8n-import.ts';
 import type { Credential, CredentialRef, Workflow } from '../rig/types.ts';
 
-export type QueueCredentials = Record<'account' | 'trigger' | 'unified', Credential>;
+/** Scenario 5's webhook path and collector path. */
+export const CAP_WAIT_HOOK = 'queue-cap-wait';
+export const CAP_WAIT_COLLECT = '/queue-cap-wait';
+
+export type QueueCredentials = Record<
+	'account' | 'trigger' | 'unified' | 'unifiedLive',
+	Credential
+>;
 
 export function credentialsFor(sandbox: CommsSandbox): QueueCredentials {
 	return {
@@ -27,6 +35,8 @@ export function credentialsFor(sandbox: CommsSandbox): QueueCredentials {
 			...accountCredential(sandbox, 'Comms Account (queue, trigger)', 'restricted'),
 		},
 		unified: { id: n8nId(), ...unifiedCredential(sandbox, 'Comms Unified (queue)') },
+		// Scenario 5's Spending Cap counts only what costs: the live key.
+		unifiedLive: { id: n8nId(), ...liveUnifiedCredential(sandbox, 'Comms Unified (queue, live)') },
 	};
 }
 
@@ -37,13 +47,13 @@ function triggerWorkflow(...args: Parameters<typeof liveTriggerWorkflow>): Workf
 }
 
 export type QueueWorkflows = Record<
-	'account' | 'unified' | 'webhookTrigger' | 'smsTrigger',
+	'account' | 'unified' | 'webhookTrigger' | 'smsTrigger' | 'capAcrossWait',
 	Workflow
 >;
 
 export function workflowsFor(
 	sandbox: CommsSandbox,
-	creds: Record<'account' | 'unified' | 'trigger', CredentialRef>,
+	creds: Record<'account' | 'unified' | 'trigger' | 'unifiedLive', CredentialRef>,
 ): QueueWorkflows {
 	const account = { id: creds.account.id, name: creds.account.name };
 	const unified = { id: creds.unified.id, name: creds.unified.name };
@@ -93,6 +103,13 @@ export function workflowsFor(
 				'/events',
 			),
 			{ webhookId },
+		),
+		capAcrossWait: capAcrossWaitWorkflow(
+			'Queue: Spending Cap across a Wait',
+			CAP_WAIT_HOOK,
+			{ id: creds.unifiedLive.id, name: creds.unifiedLive.name },
+			sandbox.collector.url,
+			CAP_WAIT_COLLECT,
 		),
 		smsTrigger: triggerWorkflow(
 			'Queue: Account SMS trigger',
