@@ -6,9 +6,11 @@
  * cancel signal and the process memory are new then. What n8n saves with the execution and hands
  * back on resume is the run data, and in it `executionData.contextData`, which a node reads and
  * writes through `getContext('flow')` (the whole execution) and `getContext('node')` (one node).
- * Checked in n8n 2.41.1: `WaitTracker.startExecution` runs the saved `data` again (contextData
- * included), queue-mode workers load it from the database, and `ExecutionService.retry` (the
- * editor's Retry of a failed execution) starts from the failed execution's `data` too.
+ * Checked in n8n 2.41.1 and 1.123.81: `WaitTracker.startExecution` runs the saved `data` again
+ * (contextData included), queue-mode workers load it from the database, and
+ * `ExecutionService.retry` (the editor's Retry of a failed execution) starts from the failed
+ * execution's `data` too; `getContext` is n8n-core's `BaseExecuteContext`, which the contexts of
+ * a node run and of an AI agent's tool call share.
  *
  * So the Spending Cap's spend (the whole execution's) and the memory of what a failed node run
  * carried out (for the node's next try) live there, as plain JSON. What may be lost on resume
@@ -26,7 +28,11 @@ type ContextReader = Pick<IExecuteFunctions, 'getContext'>;
 /** Contexts of n8n versions or callers without `getContext`: kept for the engine run only. */
 const fallback = new WeakMap<object, IDataObject>();
 
-function record(ctx: IExecuteFunctions, type: 'flow' | 'node'): IDataObject {
+function record(
+	ctx: IExecuteFunctions,
+	type: 'flow' | 'node',
+	create: boolean,
+): IDataObject | undefined {
 	const reader = ctx as Partial<ContextReader>;
 	let context: IDataObject | undefined;
 	try {
@@ -47,16 +53,24 @@ function record(ctx: IExecuteFunctions, type: 'flow' | 'node'): IDataObject {
 		}
 		context = kept;
 	}
-	if (!context[RECORD] || typeof context[RECORD] !== 'object') context[RECORD] = {};
+	if (!context[RECORD] || typeof context[RECORD] !== 'object') {
+		if (!create) return undefined;
+		context[RECORD] = {};
+	}
 	return context[RECORD] as IDataObject;
 }
 
 /** This package's record for the whole execution, shared by every node in it. */
 export function executionRecord(ctx: IExecuteFunctions): IDataObject {
-	return record(ctx, 'flow');
+	return record(ctx, 'flow', true)!;
 }
 
-/** This package's record for the running node in this execution. */
-export function nodeRecord(ctx: IExecuteFunctions): IDataObject {
-	return record(ctx, 'node');
+/**
+ * This package's record for the running node in this execution; with `create` false, undefined
+ * when the node has none yet (so a node that keeps nothing adds nothing to the saved execution).
+ */
+export function nodeRecord(ctx: IExecuteFunctions, create: false): IDataObject | undefined;
+export function nodeRecord(ctx: IExecuteFunctions, create?: true): IDataObject;
+export function nodeRecord(ctx: IExecuteFunctions, create = true): IDataObject | undefined {
+	return record(ctx, 'node', create);
 }

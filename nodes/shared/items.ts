@@ -165,6 +165,9 @@ interface Remembered {
 	error?: StoredError;
 }
 
+/** What an item of this run came to, before it is kept (its digest is worked out only then). */
+type Carried = Omit<Remembered, 'digest'> & { digest?: string };
+
 /** An error as JSON, so that it can be saved with the execution. */
 interface StoredError {
 	message: string;
@@ -209,7 +212,7 @@ function triesOf(
 	operation: Operation<unknown>,
 ): Record<string, Remembered> | undefined {
 	if (!operation.once) return undefined;
-	const kept = nodeRecord(ctx).failedRun;
+	const kept = nodeRecord(ctx, false)?.failedRun;
 	return kept && typeof kept === 'object' ? (kept as Record<string, Remembered>) : {};
 }
 
@@ -350,13 +353,12 @@ export async function runItems<P>(
 
 	const earlierRun = triesOf(ctx, operation as Operation<unknown>);
 	/** What this run carried out or left unknown, kept for the next run if this one fails. */
-	const thisRun: Record<string, Remembered> = {};
+	const thisRun = new Map<number, Carried>();
 	/** Items whose outcome is unknown, for the error the node may stop with. */
 	const unknown: number[] = [];
 
 	/** Carries out one item (or fails it without a request after a halt); true when it succeeded. */
 	const runOne = async ({ itemIndex, value }: Entry<P>): Promise<boolean> => {
-		const digest = earlierRun ? digestOf(value) : '';
 		const halt = state.halts.get(credential);
 		if (halt || runHalt) {
 			fail(
@@ -369,7 +371,7 @@ export async function runItems<P>(
 		}
 		try {
 			const output = await operation.run.call(ctx, value, itemIndex);
-			if (earlierRun) thisRun[itemIndex] = { digest, output };
+			if (earlierRun) thisRun.set(itemIndex, { output });
 			setOutput(itemIndex, output);
 			done.push(itemIndex);
 			return true;
@@ -381,7 +383,7 @@ export async function runItems<P>(
 				withOutcome(itemError, outcome);
 				if (outcome === 'unknown') {
 					unknown.push(itemIndex);
-					thisRun[itemIndex] = { digest, error: storedError(itemError) };
+					thisRun.set(itemIndex, { error: storedError(itemError) });
 				}
 			}
 			const code = apiCodeOf(itemError);
@@ -402,14 +404,14 @@ export async function runItems<P>(
 
 	// What the node's failed run before this one carried out, or left unknown, comes back as it
 	// was before anything is sent: never sent again, and listed whatever stops this run.
-	if (earlierRun) {
+	if (earlierRun && Object.keys(earlierRun).length > 0) {
 		for (const lane of lanes) {
 			for (let n = lane.length - 1; n >= 0; n--) {
 				const { itemIndex, value } = lane[n];
 				const earlier = earlierRun[itemIndex];
 				if (!earlier || earlier.digest !== digestOf(value)) continue;
 				lane.splice(n, 1);
-				thisRun[itemIndex] = earlier;
+				thisRun.set(itemIndex, earlier);
 				if (earlier.error) {
 					unknown.push(itemIndex);
 					fail(restoredError(ctx, earlier.error, itemIndex), itemIndex);
@@ -453,11 +455,14 @@ export async function runItems<P>(
 	// Kept for the node's next run only if n8n may run it again (it throws, or, with Retry On Fail,
 	// its first item is an error item: n8n-core retries then too); JSON, saved with the execution.
 	if (earlierRun) {
-		const memory = nodeRecord(ctx);
 		const firstFailed = results[0]?.[0]?.json.error !== undefined;
-		if (failure.stop || (firstFailed && ctx.getNode().retryOnFail === true))
-			memory.failedRun = thisRun as unknown as IDataObject;
-		else delete memory.failedRun;
+		if (failure.stop || (firstFailed && ctx.getNode().retryOnFail === true)) {
+			const valueOf = new Map(prepared.map((entry) => [entry.itemIndex, entry.value]));
+			const kept: Record<string, Remembered> = {};
+			for (const [itemIndex, item] of thisRun)
+				kept[itemIndex] = { ...item, digest: item.digest ?? digestOf(valueOf.get(itemIndex)) };
+			nodeRecord(ctx).failedRun = kept as unknown as IDataObject;
+		} else if (Object.keys(earlierRun).length > 0) delete nodeRecord(ctx).failedRun;
 	}
 
 	if (failure.stop) {

@@ -67,3 +67,40 @@ it('SMS to a server that never answers: three requests in all, then every item f
 		expect(item.json.apiCode).toBe('NOT_ANSWERING');
 	}
 }, 60_000);
+
+it('Comms Unified to a server that never answers: the items that timed out count at their price, those failed at once count nothing', async () => {
+	received.length = 0;
+	const result = await runWorkflow(
+		singleNodeWorkflow(
+			'n8n-nodes-comms-api.commsUnified',
+			{
+				resource: 'sms',
+				operation: 'send',
+				to: '={{ $json.to }}',
+				message: 'Hello',
+				options: { spendingCapPence: 100 },
+			},
+			{ continueOnFail: true },
+		),
+		{
+			credentials: {
+				commsUnifiedApi: {
+					apiKey: 'key_live_never_answers_0123',
+					endpointUrl: `${url}/unified`,
+				},
+			},
+			input: items(10, (i) => ({ to: `+44770090013${i}` })),
+		},
+	);
+	const output = result.output('Node');
+	// Three sends went out and timed out (their outcome unknown); the breaker then failed the
+	// other seven before sending (not sent).
+	expect(received).toHaveLength(3);
+	const outcomes = output.map((item) => item.json.outcome);
+	expect(outcomes.filter((outcome) => outcome === 'unknown')).toHaveLength(3);
+	expect(outcomes.filter((outcome) => outcome === 'notSent')).toHaveLength(7);
+	// The spend the execution keeps: 3 SMS at 3p, not 10.
+	const flow = result.run.data.executionData?.contextData.flow as
+		{ commsApi?: { spentUnits?: number } } | undefined;
+	expect(flow?.commsApi?.spentUnits).toBe(900);
+}, 60_000);
