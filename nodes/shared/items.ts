@@ -15,13 +15,15 @@
  *
  * Some failures mean no further request can succeed: a key that is not accepted, a suspended
  * account, credits that have run out. After one, no further request goes out with that
- * credential in the whole execution (this node's later items, and later nodes using the same
- * credential): the remaining items fail with that error, or become error items with Continue
- * On Fail, without a request. A service that is not available stops the rest of this node run.
+ * credential in this run of the execution (this node's later items, and later nodes using the
+ * same credential): the remaining items fail with that error, or become error items with
+ * Continue On Fail, without a request. A service that is not available stops the rest of this
+ * node run.
  *
  * Without Continue On Fail, the first failed request stops new ones from starting; requests
- * already under way finish, and the error says which items were carried out, because n8n
- * discards a failed node's output and running it again would repeat them.
+ * already under way finish, and the error says which items were carried out and which have an
+ * unknown outcome, because n8n discards a failed node's output. What a failed run carried out
+ * is kept with the execution for the node's next run (`Operation.once`).
  */
 import { createHash } from 'node:crypto';
 
