@@ -37,6 +37,14 @@ export class CommsAccountTrigger implements INodeType {
 		credentials: [{ name: 'commsAccountApi', required: true }],
 		properties: [
 			{
+				// What an older n8n lacks: it works on the default poll path there.
+				displayName:
+					"In production, run n8n 2.41 or later with its durable poll cursors: then a crash of n8n while a poll hands its records on cannot start them twice or lose them. Older n8n versions use the default poll path, exactly once in every other case (see the package's documentation)",
+				name: 'durableCursorsNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
 				displayName: 'Event',
 				name: 'event',
 				type: 'options',

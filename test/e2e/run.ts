@@ -1,7 +1,9 @@
 // Real n8n, end to end (`npm run test:e2e`; `npm run build` first). The scenarios, in order:
 //   scenarios/account-send-sms.ts           examples/account-send-sms.json via `n8n execute`
 //   scenarios/unified-send-sms.ts           examples/unified-send-sms.json via `n8n execute`
+//   scenarios/account-call-and-history.ts   SMS sent and found in the history, a call placed and read
 //   scenarios/retry-on-fail.ts              Retry On Fail (Max Tries 3) sends the SMS that went once
+//   scenarios/package-loaded.ts             n8n serves every node, AI tool and credential
 //   scenarios/sms-trigger.ts                Comms Account Trigger, published, in `n8n start`
 //   scenarios/account-trigger-lifecycle/    its three events through restarts, both poll paths
 //   scenarios/webhook-trigger.ts            Comms Unified Trigger: signed, forged, stale, repeated
@@ -11,6 +13,8 @@
 // The rig (rig/suite.ts, runSuite) installs n8n 2.41.1 once into a cache, packs this package and installs
 // it into a fresh n8n user folder as n8n does, starts the sandbox in this process, imports
 // every credential and workflow, runs them, and prints `e2e: N passed, N failed` last.
+// `npm run test:versions` (versions.ts) runs the same suite, less what only the latest n8n needs,
+// in the older n8n versions the package supports.
 // Options (environment): see README.md in this folder.
 
 import fs from 'node:fs';
@@ -19,13 +23,16 @@ import { loadSandbox, REPO, type CommsSandbox } from './comms.ts';
 import { startCollector } from './rig/collector.ts';
 import { E2eError, log } from './rig/proc.ts';
 import { startScriptedModel } from './rig/scripted-model.ts';
+import { LATEST, type N8nProfile } from './rig/n8n-versions.ts';
 import { abortCurrent, runSuite, type Suite } from './rig/suite.ts';
+import { accountCallAndHistoryScenario } from './scenarios/account-call-and-history.ts';
 import { accountSendSmsScenario } from './scenarios/account-send-sms.ts';
 import { lifecycleScenario } from './scenarios/account-trigger-lifecycle/index.ts';
 import { retryOnFailScenario } from './scenarios/retry-on-fail.ts';
 import { aiScenario } from './scenarios/ai-agent/index.ts';
 import { editorScenario } from './scenarios/editor/index.ts';
 import { executionStateScenario } from './scenarios/execution-state.ts';
+import { packageLoadedScenario } from './scenarios/package-loaded.ts';
 import { smsTriggerScenario } from './scenarios/sms-trigger.ts';
 import { unifiedSendSmsScenario } from './scenarios/unified-send-sms.ts';
 import { webhookTriggerScenario } from './scenarios/webhook-trigger.ts';
@@ -51,9 +58,17 @@ async function startCommsSandbox(): Promise<CommsSandbox> {
 	});
 }
 
-/** The suite: this package, the sandbox, the examples, then the live scenarios. */
-function commsSuite(repo = REPO): Suite {
+/**
+ * The suite for one n8n version: this package, the sandbox, the examples, then the live
+ * scenarios. The latest n8n gets every scenario; an older one what the package promises there
+ * (every node loads, Account send, history and a call, Unified SMS, both triggers, the AI tools
+ * and Send and Wait), without the editor in a browser, Retry On Fail and the trigger's lifecycle
+ * through restarts, which test the package rather than the n8n version.
+ */
+export function commsSuite(profile: N8nProfile = LATEST, repo = REPO): Suite {
+	const latest = profile === LATEST;
 	return {
+		n8n: profile,
 		packageDir: repo,
 		preflight() {
 			const missing = ['dist', 'build/sandbox/index.js']
@@ -63,31 +78,46 @@ function commsSuite(repo = REPO): Suite {
 				throw new E2eError(`cannot run the real-n8n test, missing:\n  - ${missing.join('\n  - ')}`);
 		},
 		startServer: startCommsSandbox,
-		scenarios: [accountSendSmsScenario(repo), unifiedSendSmsScenario(repo), retryOnFailScenario()],
+		scenarios: [
+			accountSendSmsScenario(repo),
+			unifiedSendSmsScenario(repo),
+			accountCallAndHistoryScenario(),
+			...(latest ? [retryOnFailScenario()] : []),
+		],
 		// E2E_ONLY=<regular expression>: run only the live scenarios whose name matches.
 		liveScenarios: [
+			packageLoadedScenario(repo),
 			smsTriggerScenario,
-			lifecycleScenario('default'),
-			lifecycleScenario('durable'),
+			...(latest ? [lifecycleScenario('default'), lifecycleScenario('durable')] : []),
 			webhookTriggerScenario,
-			executionStateScenario,
-			editorScenario(repo),
-			aiScenario(repo),
+			...(latest ? [executionStateScenario, editorScenario(repo)] : []),
+			aiScenario(repo, profile.has),
 		].filter((s) => !process.env.E2E_ONLY || new RegExp(process.env.E2E_ONLY, 'i').test(s.name)),
 	};
 }
 
-/** The summary line the CI parser reads: `e2e: N passed, N failed`, alone on a line. */
-function summary(passed: number, failed: number): void {
-	process.stdout.write(`e2e: ${passed} passed, ${failed} failed\n`);
+/** The summary line the CI parser reads: `<label>: N passed, N failed`, alone on a line. */
+function summary(label: string, passed: number, failed: number): void {
+	process.stdout.write(`${label}: ${passed} passed, ${failed} failed\n`);
 }
 
-async function main(suite: Suite): Promise<void> {
-	const total = suite.scenarios.length + (suite.liveScenarios || []).length;
+/** How many scenarios a suite counts. */
+function scenarioCount(suite: Suite): number {
+	return suite.scenarios.length + (suite.liveScenarios || []).length;
+}
+
+/**
+ * Runs the suites one after another (each n8n version in a fresh user folder) and prints
+ * `<label>: N passed, N failed` for all of them last; a suite that cannot start counts all its
+ * scenarios as failed, and the next one still runs.
+ */
+export async function main(suites: Suite[], label = 'e2e'): Promise<void> {
+	const total = suites.reduce((sum, suite) => sum + scenarioCount(suite), 0);
+	const tally = { passed: 0, failed: 0 };
 	const onSignal = (signal: NodeJS.Signals) => {
 		log(`${signal}: stopping`);
 		abortCurrent();
-		summary(0, total);
+		summary(label, tally.passed, total - tally.passed);
 		process.exit(130);
 	};
 	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
@@ -99,25 +129,32 @@ async function main(suite: Suite): Promise<void> {
 			process.exit(1);
 		});
 	}
-	try {
-		const { passed, failed } = await runSuite(suite, {
-			timeoutMs: RUN_TIMEOUT_MS,
-			onTimeout: () => {
-				process.stderr.write(`e2e: timed out after ${Math.round(RUN_TIMEOUT_MS / 1000)}s\n`);
-				summary(0, total);
-				process.exit(1);
-			},
-		});
-		summary(passed, failed);
-		// Exit explicitly: a keep-alive socket left open must not hold the run open.
-		process.exit(failed === 0 && passed === total ? 0 : 1);
-	} catch (error) {
-		process.stderr.write(`e2e: ${error.message}\n`);
-		if (error.details) process.stderr.write(`${error.details}\n`);
-		else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
-		summary(0, total);
-		process.exit(1);
+	for (const suite of suites) {
+		const n8n = suite.n8n ?? LATEST;
+		if (suites.length > 1)
+			log(`n8n ${n8n.n8n} on Node.js ${n8n.node}: ${scenarioCount(suite)} scenarios`);
+		try {
+			const { passed, failed } = await runSuite(suite, {
+				timeoutMs: RUN_TIMEOUT_MS,
+				onTimeout: () => {
+					process.stderr.write(`${label}: timed out after ${Math.round(RUN_TIMEOUT_MS / 1000)}s\n`);
+					summary(label, tally.passed, total - tally.passed);
+					process.exit(1);
+				},
+			});
+			tally.passed += passed;
+			tally.failed += failed;
+			if (suites.length > 1) log(`n8n ${n8n.n8n}: ${passed} passed, ${failed} failed`);
+		} catch (error) {
+			process.stderr.write(`${label}: n8n ${n8n.n8n}: ${error.message}\n`);
+			if (error.details) process.stderr.write(`${error.details}\n`);
+			else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
+			tally.failed += scenarioCount(suite);
+		}
 	}
+	summary(label, tally.passed, tally.failed);
+	// Exit explicitly: a keep-alive socket left open must not hold the run open.
+	process.exit(tally.failed === 0 && tally.passed === total ? 0 : 1);
 }
 
-if (import.meta.main) void main(commsSuite());
+if (import.meta.main) void main([commsSuite()]);

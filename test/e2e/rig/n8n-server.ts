@@ -89,10 +89,14 @@ export const OWNER: Owner = {
  * An instance whose owner is already set up answers 400; that is fine, the owner is the same.
  */
 export async function setupOwner(url: string, owner: Owner = OWNER): Promise<Owner> {
-	const setup = await fetch(`${url}/rest/owner/setup`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(owner),
+	// n8n 1.x answers /healthz/readiness before it has mounted its REST API (404 until then).
+	const setup = await waitFor('n8n to serve its REST API', async () => {
+		const answer = await fetch(`${url}/rest/owner/setup`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(owner),
+		});
+		return answer.status === 404 ? null : answer;
 	});
 	if (!setup.ok && setup.status !== 400)
 		throw new E2eError(
@@ -106,6 +110,8 @@ export async function setupOwner(url: string, owner: Owner = OWNER): Promise<Own
  * the answer's `data`.
  */
 export interface OwnerSession {
+	/** The session cookie, for a request whose answer is not `{ data }`. */
+	cookie: string;
 	get(path: string): Promise<Json>;
 	post(path: string, body: unknown): Promise<Json>;
 }
@@ -124,6 +130,7 @@ export async function ownerSession(url: string, owner: Owner = OWNER): Promise<O
 		.map((c) => String(c).split(';')[0])
 		.join('; ');
 	return {
+		cookie,
 		async get(path: string) {
 			const response = await fetch(`${url}${path}`, { headers: { cookie } });
 			if (!response.ok) throw new E2eError(`GET ${path} answered ${response.status}`);

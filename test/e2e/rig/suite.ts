@@ -22,6 +22,7 @@ import {
 import { n8nEnvironment } from './n8n-environment.ts';
 import { importIntoN8n } from './n8n-import.ts';
 import { ensureN8n } from './n8n-install.ts';
+import type { N8nProfile } from './n8n-versions.ts';
 import type { Tally } from './outcomes.ts';
 import { packPackage } from './pack-package.ts';
 import { killAllChildren, log } from './proc.ts';
@@ -29,12 +30,14 @@ import type { ApiServer } from './types.ts';
 
 /**
  * A package and the scenarios run against it:
+ *   n8n            the n8n version's profile (n8n-versions.ts; the latest unless given)
  *   packageDir     directory to `npm pack` (built already)
  *   preflight()    throws an E2eError if something the suite needs is missing
  *   startServer()  the fake API, in this process; resolves to an object with stop()
  * Any failure before the scenarios run (install, pack, start-up) rejects runSuite.
  */
 export interface Suite {
+	n8n?: N8nProfile;
 	packageDir: string;
 	preflight?(): void | Promise<void>;
 	startServer(): Promise<ApiServer>;
@@ -81,7 +84,7 @@ async function stopServer(server: ApiServer | null): Promise<void> {
 /** Runs a suite end to end and resolves with { passed, failed }. */
 export async function runSuite(suite: Suite, options: SuiteOptions = {}): Promise<Tally> {
 	if (suite.preflight) await suite.preflight();
-	const n8n = await ensureN8n();
+	const n8n = await ensureN8n(suite.n8n);
 	const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-'));
 	let server = null as ApiServer | null;
 	// Emergency clean-up for a time-out or a signal, when the finally below cannot run: kill n8n
@@ -106,7 +109,7 @@ export async function runSuite(suite: Suite, options: SuiteOptions = {}): Promis
 		const live = prepareLiveScenarios(suite.liveScenarios || [], server);
 		await importIntoN8n(n8n, env, tempRoot, {
 			credentials: [...prepared, ...live].flatMap((p) => p.credentials),
-			workflows: [...prepared.map((p) => p.workflow), ...importableWorkflows(live)],
+			workflows: [...prepared.map((p) => p.workflow), ...importableWorkflows(live, n8n.profile)],
 		});
 
 		const tally: Tally = { passed: 0, failed: 0 };

@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import { ACCOUNT_CREDENTIAL_TYPE, SMS_TRIGGER_TYPE, type CommsSandbox } from '../../comms.ts';
 import { collectNode } from '../../rig/collector.ts';
+import { activateOverRest } from '../../rig/n8n-import.ts';
 import type { OwnerSession } from '../../rig/n8n-server.ts';
 import type { CredentialRef, Workflow, WorkflowNode } from '../../rig/types.ts';
 import type { PathName } from './own-n8n.ts';
@@ -63,8 +64,8 @@ export async function publishEventWorkflows(
 		data: { apiKey: sandbox.credentials.account.unrestricted, baseUrl: sandbox.accountBaseUrl },
 	});
 	for (const event of EVENTS) {
-		const created = await session.post(
-			'/rest/workflows',
+		await activateOverRest(
+			session,
 			eventWorkflow(
 				pathName,
 				event,
@@ -72,8 +73,5 @@ export async function publishEventWorkflows(
 				sandbox.collector.url,
 			),
 		);
-		await session.post(`/rest/workflows/${created.id}/activate`, {
-			versionId: created.versionId,
-		});
 	}
 }

@@ -10,7 +10,6 @@
 
 import { expect, sandboxOf } from '../../comms.ts';
 import type { LiveContext, LiveScenario } from '../../rig/live-scenarios.ts';
-import { ensureN8n } from '../../rig/n8n-install.ts';
 import { ownerSession, waitFor } from '../../rig/n8n-server.ts';
 import { log, sleep } from '../../rig/proc.ts';
 import type { Json } from '../../rig/types.ts';
@@ -25,7 +24,7 @@ import { polls, sendRecords } from './records.ts';
 
 async function runPath(pathName: PathName, context: LiveContext): Promise<void> {
 	const sandbox = sandboxOf(context.server);
-	const n8n = await ensureN8n();
+	const { n8n } = context;
 	const env = await ownEnvironment(n8n, pathName, context);
 	const pollCounts = () =>
 		Object.fromEntries(EVENTS.map((event) => [event, polls(sandbox, event)]));

@@ -1,10 +1,12 @@
-// Checks 1-3 of the AI scenario: both agent versions with both tools (one SMS each, the tool
-// result in the answer, the description and schema the model was given); a bad number from the
-// model (a clear tool error, nothing sent); an agent that keeps calling "send SMS" (the Spending
-// Cap stops it after one).
+// Checks 1-3 of the AI scenario: both agent versions (the newest the n8n has, and 2.2) with both
+// tools (one SMS each, the tool result in the answer, the description and schema the model was
+// given); a bad number from the model (a clear tool error, or on an n8n whose agent ends its run on
+// a tool's error, the run ended; nothing sent either way); an agent that keeps calling "send SMS"
+// (the Spending Cap stops it after one).
 
 import { expect } from '../../comms.ts';
 import { log } from '../../rig/proc.ts';
+import type { N8nProfile } from '../../rig/n8n-versions.ts';
 import type { ScriptedModel } from '../../rig/scripted-model.ts';
 import type { Json } from '../../rig/types.ts';
 import { askAgent, toolOf, type AgentRun } from './ask-agent.ts';
@@ -14,15 +16,16 @@ export async function agentToolChecks(
 	model: ScriptedModel,
 	hook: (name: string) => string,
 	smsTo: (marker: string) => Json[],
+	{ agentVersion: newest, toolErrorsReachModel }: N8nProfile['has'],
 ): Promise<void> {
 	const ask = (name: string, marker: string, script: Json) =>
 		askAgent(model, hook(name), name, marker, script);
 
 	// 1. Both agent versions, both tools: one SMS each, the result in the answer, what the model saw.
 	for (const [name, toolName, node] of [
-		['account 3.1', 'Text_the_customer', 'Comms Account'],
+		[`account ${newest}`, 'Text_the_customer', 'Comms Account'],
 		['account 2.2', 'Text_the_customer', 'Comms Account'],
-		['unified 3.1', 'Text_via_Unified', 'Comms Unified'],
+		[`unified ${newest}`, 'Text_via_Unified', 'Comms Unified'],
 		['unified 2.2', 'Text_via_Unified', 'Comms Unified'],
 	]) {
 		const marker = `run-${name.replace(/\W/g, '')}-${Date.now()}`;
@@ -65,7 +68,7 @@ export async function agentToolChecks(
 
 	// 2. A bad number from the model: a clear tool error, nothing sent.
 	const errors: Record<string, string> = {};
-	for (const name of ['account 3.1', 'account 2.2', 'unified 3.1', 'unified 2.2']) {
+	for (const name of [`account ${newest}`, 'account 2.2', `unified ${newest}`, 'unified 2.2']) {
 		const marker = `bad-${name.replace(/\W/g, '')}-${Date.now()}`;
 		const toolName = name.startsWith('account') ? 'Text_the_customer' : 'Text_via_Unified';
 		let run: AgentRun;
@@ -76,17 +79,24 @@ export async function agentToolChecks(
 			});
 		} catch (error) {
 			errors[name] = `the workflow failed: ${error.message.slice(0, 200)}`;
-			continue;
 		}
 		expect(smsTo(marker).length === 0, `${name}: a bad number reached the sandbox`);
-		errors[name] = run.results[0] ?? '(no tool result)';
+		errors[name] ??= run!.results[0] ?? '(no tool result)';
 	}
 	for (const [name, result] of Object.entries(errors))
 		log(`  bad number, ${name}: the model got ${JSON.stringify(result).slice(0, 240)}`);
-	for (const name of ['account 3.1', 'unified 3.1', 'account 2.2'])
+	const clear = (name: string) => /^error: To "12" is not a phone number/.test(errors[name]);
+	// With On Error: Continue (as the 2.2 chain has), the error comes back as an item.
+	expect(
+		clear('account 2.2'),
+		`account 2.2: a bad number did not reach the model as a clear tool error: ${errors['account 2.2']}`,
+	);
+	for (const name of [`account ${newest}`, `unified ${newest}`])
 		expect(
-			/^error: To "12" is not a phone number/.test(errors[name]),
-			`${name}: a bad number did not reach the model as a clear tool error: ${errors[name]}`,
+			toolErrorsReachModel ? clear(name) : errors[name].startsWith('the workflow failed'),
+			toolErrorsReachModel
+				? `${name}: a bad number did not reach the model as a clear tool error: ${errors[name]}`
+				: `${name}: a bad number did not end the agent's run, as this n8n's agent does with a tool's error: ${errors[name]}`,
 		);
 	// Agent 2.2 without On Error: Continue: n8n passes the thrown error on as an empty result.
 	expect(
@@ -95,7 +105,7 @@ export async function agentToolChecks(
 	);
 
 	// 3. An agent that keeps calling "send SMS": the Spending Cap stops it after one (5p cap, 3p each).
-	for (const name of ['unified 3.1', 'unified 2.2']) {
+	for (const name of [`unified ${newest}`, 'unified 2.2']) {
 		const marker = `loop-${name.replace(/\W/g, '')}-${Date.now()}`;
 		let run: { results: string[]; answer: string };
 		try {
@@ -112,7 +122,7 @@ export async function agentToolChecks(
 			sent.length === 1,
 			`${name}: an agent calling the tool 3 times sent ${sent.length} SMS under a 5p cap, expected 1`,
 		);
-		if (name === 'unified 3.1')
+		if (name === `unified ${newest}` && toolErrorsReachModel)
 			expect(
 				run.results.length === 3 &&
 					run.results.slice(1).every((r: string) => /Spending Cap/.test(r)),

@@ -15,6 +15,7 @@ import { accountCredential, expect, sandboxOf } from '../../comms.ts';
 import { waitFor, waitForProductionWebhook } from '../../rig/n8n-server.ts';
 import { log } from '../../rig/proc.ts';
 import type { LiveScenario } from '../../rig/live-scenarios.ts';
+import type { N8nProfile } from '../../rig/n8n-versions.ts';
 import type { Workflow } from '../../rig/types.ts';
 import { agentToolChecks } from './agent-tools.ts';
 import { sendAndWaitChecks } from './send-and-wait.ts';
@@ -22,14 +23,16 @@ import { aiWorkflow, type ChainPaths } from './workflow.ts';
 
 const EXAMPLE = 'ai-agent-texts-customer.json';
 
-export function aiScenario(repo: string): LiveScenario {
+/** `has`: what the n8n has (its profile's): its newest AI Agent version, how it hands tool errors. */
+export function aiScenario(repo: string, has: N8nProfile['has']): LiveScenario {
+	const newest = has.agentVersion;
 	const example: Workflow = JSON.parse(
 		fs.readFileSync(path.join(repo, 'examples', EXAMPLE), 'utf8'),
 	);
 	const paths: ChainPaths = {};
 
 	return {
-		name: 'AI Agent (3.1 and 2.2) with the Comms Account and Comms Unified tools and a scripted model; SMS Send and Wait for Response answered in the browser',
+		name: `AI Agent (${newest} and 2.2) with the Comms Account and Comms Unified tools and a scripted model; SMS Send and Wait for Response answered in the browser`,
 		credentials: (server) => {
 			const sandbox = sandboxOf(server);
 			return [
@@ -47,14 +50,14 @@ export function aiScenario(repo: string): LiveScenario {
 			];
 		},
 		workflows: (server, credentials) => [
-			aiWorkflow(example, sandboxOf(server), credentials, paths),
+			aiWorkflow(example, sandboxOf(server), credentials, paths, newest),
 		],
 
 		async run({ url, server }) {
 			const sandbox = sandboxOf(server);
 			const model = sandbox.model;
 			const hook = (name: string) => `${url}/webhook/${paths[name]}`;
-			await waitForProductionWebhook(hook('account 3.1'));
+			await waitForProductionWebhook(hook(`account ${newest}`));
 			// Started first: n8n's wait tracker may take a minute to resume it, while the rest runs.
 			const timeoutQuestion = `Reply by the end of the day? ${Date.now()}`;
 			const started = await fetch(`${url}/webhook/${paths['Timeout (Account)']}`, {
@@ -74,7 +77,7 @@ export function aiScenario(repo: string): LiveScenario {
 					);
 
 			// 1-3. The agents and their tools.
-			await agentToolChecks(model, hook, smsTo);
+			await agentToolChecks(model, hook, smsTo, has);
 
 			// 4. Send and Wait for Response.
 			await sendAndWaitChecks({ url, sandbox, hook, smsTo });

@@ -1,8 +1,9 @@
 // The one published workflow of the AI scenario (one `publish:workflow`, to keep CI time small):
 // webhook-started chains, each on its own row of the canvas:
-//   - examples/ai-agent-texts-customer.json as it ships (AI Agent 3.1, Comms Account tools);
+//   - examples/ai-agent-texts-customer.json (Comms Account tools) with the newest AI Agent the
+//     n8n has (3.1 in n8n 2.41; the example ships with 3, which every supported n8n has);
 //   - the same with AI Agent 2.2 (which many saved workflows still use);
-//   - AI Agent 3.1 and 2.2 with the Comms Unified tool (live key, Spending Cap 5p);
+//   - both agent versions with the Comms Unified tool (live key, Spending Cap 5p);
 //   - Send and Wait for Response: Comms Account (Approval), Comms Unified (Free Text) and one
 //     nobody answers, each ending in an HTTP Request node that posts the resumed item to the
 //     collector (see waits.ts).
@@ -57,12 +58,13 @@ export function webhookNode(name: string, pathName: string, responseMode: string
 	};
 }
 
-/** The workflow, with `paths` filled in for each chain. */
+/** The workflow, with `paths` filled in for each chain; `newest`: the newest AI Agent version. */
 export function aiWorkflow(
 	example: Workflow,
 	sandbox: CommsSandbox,
 	credentials: Record<string, CredentialRef>,
 	paths: ChainPaths,
+	newest: number,
 ): Workflow {
 	const ref = (name: string): CredentialRef => ({ id: credentials[name].id, name });
 	const creds: Record<string, CredentialRef> = {
@@ -89,9 +91,9 @@ export function aiWorkflow(
 	const exampleNodes = example.nodes.map(withCredentials);
 	const trigger = exampleNodes.find((n) => n.type === 'n8n-nodes-base.webhook');
 
-	// 1-2. The example as it ships (Agent 3.1), and the same with Agent 2.2.
+	// 1-2. The example with the newest agent, and the same with Agent 2.2.
 	for (const [prefix, version, row] of [
-		['', 3.1, 0],
+		['', newest, 0],
 		['v2.2 ', 2.2, 1],
 	] as [string, number, number][]) {
 		const nodes = exampleNodes.map((node): WorkflowNode => {
@@ -100,7 +102,7 @@ export function aiWorkflow(
 			if (node.type === '@n8n/n8n-nodes-langchain.agent') return { ...node, typeVersion: version };
 			// Agent 2.2 hands a tool's thrown error to the model as an empty string (n8n's
 			// own behaviour); with On Error: Continue the node returns the error as an item,
-			// which reaches the model. Agent 3.1 needs no setting.
+			// which reaches the model. Agent 3 and 3.1 need no setting.
 			if (version === 2.2 && node.type.startsWith('n8n-nodes-comms-api.'))
 				return { ...node, onError: 'continueRegularOutput' };
 			return node;
@@ -113,7 +115,7 @@ export function aiWorkflow(
 	const agent = exampleNodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.agent');
 	const model = exampleNodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi');
 	for (const [version, row] of [
-		[3.1, 2],
+		[newest, 2],
 		[2.2, 3],
 	] as [number, number][]) {
 		const unifiedTool: WorkflowNode = {
