@@ -20,7 +20,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-	globalIgnores(['dist/', 'build/', 'node_modules/', '.tools/', '.e2e/', 'coverage/']),
+	globalIgnores(['dist/', 'build/', 'node_modules/', '.tools/', '.e2e/', '.dev/', 'coverage/']),
 	{
 		files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
 		extends: [js.configs.recommended, tseslint.configs.recommended],
