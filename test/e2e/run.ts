@@ -10,9 +10,10 @@
 //   scenarios/execution-state.ts            the Spending Cap across a 70 s Wait and an n8n restart
 //   scenarios/editor/                       the editor in headless Chromium (+ README picture)
 //   scenarios/ai-agent/                     AI Agent tools, Send and Wait answered in a browser
-// The rig (rig/suite.ts, runSuite) installs n8n 2.41.1 once into a cache, packs this package and installs
-// it into a fresh n8n user folder as n8n does, starts the sandbox in this process, imports
-// every credential and workflow, runs them, and prints `e2e: N passed, N failed` last.
+// The rig (rig/suite.ts, declareSuite) installs n8n 2.41.1 once into a cache, packs this package
+// and installs it into a fresh n8n user folder as n8n does, starts the sandbox in this process,
+// imports every credential and workflow, and runs each scenario as a test of Node.js's own test
+// runner (spec reporter), printing `e2e: N passed, N failed` last (rig/summary-reporter.ts).
 // `npm run test:versions` (versions.ts) runs the same suite, less what only the latest n8n needs,
 // in the older n8n versions the package supports.
 // Options (environment): see README.md in this folder.
@@ -24,7 +25,8 @@ import { startCollector } from './rig/collector.ts';
 import { E2eError, log } from './rig/proc.ts';
 import { startScriptedModel } from './rig/scripted-model.ts';
 import { LATEST, type N8nProfile } from './rig/n8n-versions.ts';
-import { abortCurrent, runSuite, type Suite } from './rig/suite.ts';
+import { after } from 'node:test';
+import { abortCurrent, declareSuite, type Suite, tally } from './rig/suite.ts';
 import { accountCallAndHistoryScenario } from './scenarios/account-call-and-history.ts';
 import { accountSendSmsScenario } from './scenarios/account-send-sms.ts';
 import { lifecycleScenario } from './scenarios/account-trigger-lifecycle/index.ts';
@@ -84,7 +86,6 @@ export function commsSuite(profile: N8nProfile = LATEST, repo = REPO): Suite {
 			accountCallAndHistoryScenario(),
 			...(latest ? [retryOnFailScenario()] : []),
 		],
-		// E2E_ONLY=<regular expression>: run only the live scenarios whose name matches.
 		liveScenarios: [
 			packageLoadedScenario(repo),
 			smsTriggerScenario,
@@ -92,13 +93,8 @@ export function commsSuite(profile: N8nProfile = LATEST, repo = REPO): Suite {
 			webhookTriggerScenario,
 			...(latest ? [executionStateScenario, editorScenario(repo)] : []),
 			aiScenario(repo, profile.has),
-		].filter((s) => !process.env.E2E_ONLY || new RegExp(process.env.E2E_ONLY, 'i').test(s.name)),
+		],
 	};
-}
-
-/** The summary line the CI parser reads: `<label>: N passed, N failed`, alone on a line. */
-function summary(label: string, passed: number, failed: number): void {
-	process.stdout.write(`${label}: ${passed} passed, ${failed} failed\n`);
 }
 
 /** How many scenarios a suite counts. */
@@ -107,20 +103,24 @@ function scenarioCount(suite: Suite): number {
 }
 
 /**
- * Runs the suites one after another (each n8n version in a fresh user folder) and prints
- * `<label>: N passed, N failed` for all of them last; a suite that cannot start counts all its
- * scenarios as failed, and the next one still runs.
+ * Declares the suites, one after another (each n8n version in a fresh user folder), as node:test
+ * suites; the summary reporter prints `<label>: N passed, N failed` last (package.json runs it
+ * beside the spec reporter). A suite that cannot start fails all its scenarios, and the next one
+ * still runs. A signal or the run's time limit stops everything, saying so in the same line.
  */
-export async function main(suites: Suite[], label = 'e2e'): Promise<void> {
+export function declareRun(suites: Suite[], label = 'e2e'): void {
+	process.env.E2E_SUMMARY = label;
 	const total = suites.reduce((sum, suite) => sum + scenarioCount(suite), 0);
-	const tally = { passed: 0, failed: 0 };
-	const onSignal = (signal: NodeJS.Signals) => {
-		log(`${signal}: stopping`);
+	const stopNow = (code: number) => {
 		abortCurrent();
-		summary(label, tally.passed, total - tally.passed);
-		process.exit(130);
+		process.stdout.write(`${label}: 0 passed, ${total} failed\n`);
+		process.exit(code);
 	};
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+		process.on(signal, () => {
+			log(`${signal}: stopping`);
+			stopNow(130);
+		});
 	// A closed stdout/stderr (say `| head`) must end the run cleanly, not crash it
 	// half-way with n8n still running.
 	for (const stream of [process.stdout, process.stderr]) {
@@ -131,30 +131,23 @@ export async function main(suites: Suite[], label = 'e2e'): Promise<void> {
 	}
 	for (const suite of suites) {
 		const n8n = suite.n8n ?? LATEST;
-		if (suites.length > 1)
-			log(`n8n ${n8n.n8n} on Node.js ${n8n.node}: ${scenarioCount(suite)} scenarios`);
-		try {
-			const { passed, failed } = await runSuite(suite, {
-				timeoutMs: RUN_TIMEOUT_MS,
-				onTimeout: () => {
-					process.stderr.write(`${label}: timed out after ${Math.round(RUN_TIMEOUT_MS / 1000)}s\n`);
-					summary(label, tally.passed, total - tally.passed);
-					process.exit(1);
-				},
-			});
-			tally.passed += passed;
-			tally.failed += failed;
-			if (suites.length > 1) log(`n8n ${n8n.n8n}: ${passed} passed, ${failed} failed`);
-		} catch (error) {
-			process.stderr.write(`${label}: n8n ${n8n.n8n}: ${error.message}\n`);
-			if (error.details) process.stderr.write(`${error.details}\n`);
-			else if (!(error instanceof E2eError)) process.stderr.write(`${error.stack}\n`);
-			tally.failed += scenarioCount(suite);
-		}
+		declareSuite(suite, `n8n ${n8n.n8n} on Node.js ${n8n.node}`, {
+			timeoutMs: RUN_TIMEOUT_MS,
+			onTimeout: () => {
+				process.stderr.write(`${label}: timed out after ${Math.round(RUN_TIMEOUT_MS / 1000)}s\n`);
+				stopNow(1);
+			},
+		});
 	}
-	summary(label, tally.passed, tally.failed);
-	// Exit explicitly: a keep-alive socket left open must not hold the run open.
-	process.exit(tally.failed === 0 && tally.passed === total ? 0 : 1);
+	// node:test reports the end of the run once nothing is left to do in this process; should a
+	// keep-alive socket or a child's pipe hold it open, the run still ends, with the same line.
+	after(() => {
+		setTimeout(() => {
+			log('something held the run open after the last scenario: ending it');
+			process.stdout.write(`${label}: ${tally.passed} passed, ${tally.failed} failed\n`);
+			process.exit(tally.failed === 0 ? 0 : 1);
+		}, 15_000).unref();
+	});
 }
 
-if (import.meta.main) void main([commsSuite()]);
+if (import.meta.main) declareRun([commsSuite()]);

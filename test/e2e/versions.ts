@@ -6,11 +6,11 @@
 // last. E2E_ONLY and the rest as for run.ts (README.md in this folder).
 
 import { LAST_1X, OLDEST_2X, profileOf } from './rig/n8n-versions.ts';
-import { commsSuite, main } from './run.ts';
+import { commsSuite, declareRun } from './run.ts';
 
 const profiles =
 	process.argv.length > 2 ? process.argv.slice(2).map(profileOf) : [LAST_1X, OLDEST_2X];
-void main(
+declareRun(
 	profiles.map((profile) => commsSuite(profile)),
 	'test:versions',
 );

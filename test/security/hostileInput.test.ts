@@ -1,5 +1,5 @@
 /**
- * Hostile input and careless servers (issue 23, items 5 to 8), through n8n's engine: keys that
+ * Hostile input and careless servers, through n8n's engine: keys that
  * would become a prototype, 100 kB values and addresses, names that only look local, and a query
  * or fragment in a credential's address. Nothing reaches the network that should not, and every
  * message quotes at most a short prefix of what it was given.

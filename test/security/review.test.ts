@@ -1,5 +1,5 @@
 /**
- * What the security review of issue 23 found holding, kept holding: no key or webhook secret in
+ * What a security review found holding, kept holding: no key or webhook secret in
  * any error, item or log line whatever a careless server answers; redirects to another host are
  * not followed, by the nodes or the credential tests; and every forged, tampered, truncated,
  * re-serialised or non-hex signature gets 401 without the trigger throwing.

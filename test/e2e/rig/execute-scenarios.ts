@@ -5,7 +5,6 @@ import { executionView, type ExecutionView } from './execution-view.ts';
 import { executeWorkflow } from './n8n-cli.ts';
 import { n8nId } from './n8n-import.ts';
 import type { N8nInstall } from './n8n-install.ts';
-import { checkScenario, type Tally } from './outcomes.ts';
 import { log } from './proc.ts';
 import type { ApiServer, Credential, CredentialInput, CredentialRef, Workflow } from './types.ts';
 
@@ -39,19 +38,14 @@ export function prepareScenarios(scenarios: Scenario[], server: ApiServer): Prep
 	});
 }
 
-/** Runs each imported workflow once with `n8n execute` and checks its run. */
-export async function runScenarios(
-	prepared: PreparedScenario[],
+/** Runs one imported workflow once with `n8n execute` and checks its run; throws on failure. */
+export async function runExecuteScenario(
+	{ scenario, workflow }: PreparedScenario,
 	n8n: N8nInstall,
 	env: NodeJS.ProcessEnv,
 	server: ApiServer,
-	tally: Tally,
 ): Promise<void> {
-	for (const { scenario, workflow } of prepared) {
-		log(`scenario "${scenario.name}": n8n execute --id ${workflow.id} --rawOutput`);
-		await checkScenario(tally, scenario.name, async () => {
-			const runDoc = await executeWorkflow(n8n, env, workflow.id);
-			await scenario.check(executionView(runDoc, workflow, server));
-		});
-	}
+	log(`scenario "${scenario.name}": n8n execute --id ${workflow.id} --rawOutput`);
+	const runDoc = await executeWorkflow(n8n, env, workflow.id);
+	await scenario.check(executionView(runDoc, workflow, server));
 }

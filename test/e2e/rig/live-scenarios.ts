@@ -7,7 +7,6 @@ import { activateOverRest, n8nId, publishWorkflows } from './n8n-import.ts';
 import type { N8nInstall } from './n8n-install.ts';
 import type { N8nProfile } from './n8n-versions.ts';
 import { ownerSession, startN8n, type RunningN8n } from './n8n-server.ts';
-import { checkScenario, type Tally } from './outcomes.ts';
 import { log } from './proc.ts';
 import type { ApiServer, Credential, CredentialInput, CredentialRef, Workflow } from './types.ts';
 
@@ -91,23 +90,28 @@ async function startWithPublished(
 	return running;
 }
 
-/** Publishes the workflows that ask for it, starts `n8n start` and runs each live scenario. */
-export async function runLiveScenarios(
+/**
+ * The live scenarios of a run: the workflows that ask for it published before n8n starts, and one
+ * `n8n start` for them all, started when the first live scenario runs.
+ */
+export interface LiveRun {
+	run(prepared: PreparedLiveScenario): Promise<void>;
+}
+
+export async function startLiveScenarios(
 	live: PreparedLiveScenario[],
 	n8n: N8nInstall,
 	env: NodeJS.ProcessEnv,
 	shared: Pick<LiveContext, 'server' | 'tempRoot' | 'packageName'>,
-	tally: Tally,
-): Promise<void> {
-	if (live.length === 0) return;
+): Promise<LiveRun> {
 	const all = live.flatMap((l) => l.workflows);
 	const published = all.filter((w) => w.publish);
-	await publishWorkflows(n8n, env, published);
+	if (live.length > 0) await publishWorkflows(n8n, env, published);
 	const allWorkflows = Object.fromEntries(all.map((w) => [w.name, w]));
 	let n8nServer = null as RunningN8n | null;
-	for (const { scenario, workflows } of live) {
-		log(`live scenario "${scenario.name}"`);
-		await checkScenario(tally, scenario.name, async () => {
+	return {
+		async run({ scenario, workflows }) {
+			log(`live scenario "${scenario.name}"`);
 			n8nServer ??= await startWithPublished(n8n, env, published);
 			await scenario.run({
 				...shared,
@@ -117,6 +121,6 @@ export async function runLiveScenarios(
 				workflows: Object.fromEntries(workflows.map((w) => [w.name, w])),
 				allWorkflows,
 			});
-		});
-	}
+		},
+	};
 }

@@ -1,7 +1,8 @@
-// The generic real-n8n end-to-end run (`runSuite`): pack a community package, install it into a
-// fresh n8n user folder the way n8n itself installs community packages, start a fake API server,
-// import every scenario's credentials and workflows with n8n's CLI, run the `n8n execute`
-// scenarios, then the live ones against `n8n start`.
+// The generic real-n8n end-to-end run (`declareSuite`), on Node.js's own test runner: pack a
+// community package, install it into a fresh n8n user folder the way n8n itself installs
+// community packages, start a fake API server, import every scenario's credentials and workflows
+// with n8n's CLI, then each scenario is a test: the `n8n execute` ones, then the live ones against
+// `n8n start`.
 //
 // Nothing here knows about the Comms API: test/e2e/run.ts supplies that as data (a suite), and
 // any other community package can be run through the same path. Each step lives in a module of
@@ -11,21 +12,28 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { installCommunityPackage } from './community-package.ts';
-import { prepareScenarios, runScenarios, type Scenario } from './execute-scenarios.ts';
+import { describe, before, after, test } from 'node:test';
+import {
+	type PreparedScenario,
+	prepareScenarios,
+	runExecuteScenario,
+	type Scenario,
+} from './execute-scenarios.ts';
 import { removeTemp } from './files.ts';
 import {
 	importableWorkflows,
-	prepareLiveScenarios,
-	runLiveScenarios,
+	type LiveRun,
 	type LiveScenario,
+	type PreparedLiveScenario,
+	prepareLiveScenarios,
+	startLiveScenarios,
 } from './live-scenarios.ts';
 import { n8nEnvironment } from './n8n-environment.ts';
 import { importIntoN8n } from './n8n-import.ts';
-import { ensureN8n } from './n8n-install.ts';
+import { ensureN8n, type N8nInstall } from './n8n-install.ts';
 import type { N8nProfile } from './n8n-versions.ts';
-import type { Tally } from './outcomes.ts';
 import { packPackage } from './pack-package.ts';
-import { killAllChildren, log } from './proc.ts';
+import { E2eError, killAllChildren, log } from './proc.ts';
 import type { ApiServer } from './types.ts';
 
 /**
@@ -81,46 +89,124 @@ async function stopServer(server: ApiServer | null): Promise<void> {
 	}
 }
 
-/** Runs a suite end to end and resolves with { passed, failed }. */
-export async function runSuite(suite: Suite, options: SuiteOptions = {}): Promise<Tally> {
-	if (suite.preflight) await suite.preflight();
+/** A suite set up: its n8n, environment and scenarios, ready to run one at a time. */
+interface SetUp {
+	n8n: N8nInstall;
+	env: NodeJS.ProcessEnv;
+	server: ApiServer;
+	prepared: PreparedScenario[];
+	live: PreparedLiveScenario[];
+	liveRun: LiveRun;
+}
+
+/** Installs, packs, starts the fake API and imports every scenario's credentials and workflows. */
+async function setUp(suite: Suite, tempRoot: string, serverRef: { server: ApiServer | null }) {
 	const n8n = await ensureN8n(suite.n8n);
-	const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-'));
-	let server = null as ApiServer | null;
-	// Emergency clean-up for a time-out or a signal, when the finally below cannot run: kill n8n
-	// and npm, ask the fake API to stop, remove the temp folder.
-	current.abort = () => {
-		killAllChildren();
-		void stopServer(server);
-		removeTemp(tempRoot);
-	};
-	const stopWatchdog = startWatchdog(options);
+	const userFolder = path.join(tempRoot, 'user');
+	fs.mkdirSync(userFolder);
+	const env = await n8nEnvironment(n8n, userFolder);
+	const packed = await packPackage(suite.packageDir, tempRoot);
+	await installCommunityPackage(packed, userFolder, n8n);
+
+	const server = await suite.startServer();
+	serverRef.server = server;
+	log(`API server (sandbox) listening at ${server.url || '(no url)'}`);
+
+	const prepared = prepareScenarios(suite.scenarios, server);
+	const live = prepareLiveScenarios(suite.liveScenarios || [], server);
+	await importIntoN8n(n8n, env, tempRoot, {
+		credentials: [...prepared, ...live].flatMap((p) => p.credentials),
+		workflows: [...prepared.map((p) => p.workflow), ...importableWorkflows(live, n8n.profile)],
+	});
+	const liveRun = await startLiveScenarios(live, n8n, env, {
+		server,
+		tempRoot,
+		packageName: packed.name,
+	});
+	return { n8n, env, server, prepared, live, liveRun } satisfies SetUp;
+}
+
+/** The scenarios that passed and failed so far in this process (skipped ones in neither). */
+export const tally = { passed: 0, failed: 0 };
+
+/** Runs a scenario's check, counting it; a failure's details (n8n's output, say) go to stderr. */
+async function counted(check: () => Promise<void>): Promise<void> {
 	try {
-		const userFolder = path.join(tempRoot, 'user');
-		fs.mkdirSync(userFolder);
-		const env = await n8nEnvironment(n8n, userFolder);
-		const packed = await packPackage(suite.packageDir, tempRoot);
-		await installCommunityPackage(packed, userFolder, n8n);
-
-		server = await suite.startServer();
-		log(`API server (sandbox) listening at ${server.url || '(no url)'}`);
-
-		const prepared = prepareScenarios(suite.scenarios, server);
-		const live = prepareLiveScenarios(suite.liveScenarios || [], server);
-		await importIntoN8n(n8n, env, tempRoot, {
-			credentials: [...prepared, ...live].flatMap((p) => p.credentials),
-			workflows: [...prepared.map((p) => p.workflow), ...importableWorkflows(live, n8n.profile)],
-		});
-
-		const tally: Tally = { passed: 0, failed: 0 };
-		await runScenarios(prepared, n8n, env, server, tally);
-		await runLiveScenarios(live, n8n, env, { server, tempRoot, packageName: packed.name }, tally);
-		return tally;
-	} finally {
-		stopWatchdog();
-		current.abort = null;
-		killAllChildren();
-		await stopServer(server);
-		removeTemp(tempRoot);
+		await check();
+		tally.passed += 1;
+	} catch (error) {
+		tally.failed += 1;
+		if (error.details) process.stderr.write(`${error.details}\n`);
+		throw error;
 	}
+}
+
+/** The scenarios a run keeps: E2E_ONLY=<regular expression> skips the others by name. */
+function skipped(name: string): string | false {
+	const only = process.env.E2E_ONLY;
+	return only && !new RegExp(only, 'i').test(name) ? `E2E_ONLY=${only}` : false;
+}
+
+/**
+ * Declares a suite as a node:test suite: the set-up (install, pack, import) before its scenarios,
+ * each scenario one test, in order, and everything it started stopped after them. A set-up that
+ * fails fails every scenario with its reason. The run's reporter (summary-reporter.ts) prints the
+ * tally; `tally` here counts the same, for a run that must end before the reporter can.
+ */
+export function declareSuite(suite: Suite, name: string, options: SuiteOptions = {}): void {
+	describe(name, () => {
+		let tempRoot = '';
+		const serverRef = { server: null as ApiServer | null };
+		let ready: SetUp | undefined;
+		/** Why the set-up failed, if it did: every scenario fails with it. */
+		let setUpFailed: Error | undefined;
+		let stopWatchdog = () => {};
+		before(async () => {
+			try {
+				if (suite.preflight) await suite.preflight();
+				tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-e2e-'));
+				// Emergency clean-up for a time-out or a signal, when `after` cannot run.
+				current.abort = () => {
+					killAllChildren();
+					void stopServer(serverRef.server);
+					removeTemp(tempRoot);
+				};
+				stopWatchdog = startWatchdog(options);
+				ready = await setUp(suite, tempRoot, serverRef);
+			} catch (error) {
+				setUpFailed = error;
+				log(`the set-up of "${name}" failed: ${error.message}`);
+				if (error.details) process.stderr.write(`${error.details}\n`);
+			}
+		});
+		/** The set-up, or the error every scenario fails with when there is none. */
+		const setUpDone = (): SetUp => {
+			if (!ready)
+				throw new E2eError(`the set-up failed: ${setUpFailed?.message ?? 'it did not run'}`);
+			return ready;
+		};
+		after(async () => {
+			stopWatchdog();
+			current.abort = null;
+			killAllChildren();
+			await stopServer(serverRef.server);
+			if (tempRoot) removeTemp(tempRoot);
+		});
+		suite.scenarios.forEach((scenario, i) =>
+			test(scenario.name, { skip: skipped(scenario.name) }, () =>
+				counted(async () => {
+					const { prepared, n8n, env, server } = setUpDone();
+					await runExecuteScenario(prepared[i], n8n, env, server);
+				}),
+			),
+		);
+		(suite.liveScenarios || []).forEach((scenario, i) =>
+			test(scenario.name, { skip: skipped(scenario.name) }, () =>
+				counted(async () => {
+					const { liveRun, live } = setUpDone();
+					await liveRun.run(live[i]);
+				}),
+			),
+		);
+	});
 }

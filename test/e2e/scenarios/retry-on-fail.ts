@@ -1,7 +1,7 @@
 // n8n's Settings → Retry On Fail in the real n8n: the Comms Account node sends two SMS, the
 // carrier refuses the first every time, and n8n (with On Error: Continue) runs the node again up
 // to Max Tries 3 because its first item is an error. The SMS that went must go once, not once per
-// try (issue 20, item 1).
+// try.
 
 import {
 	accountCredential,

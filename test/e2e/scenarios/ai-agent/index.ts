@@ -1,4 +1,4 @@
-// Issue 24 in a running n8n: AI agents using the Comms tools, and SMS that waits for a person.
+// In a running n8n: AI agents using the Comms tools, and SMS that waits for a person.
 // Every OpenAI Chat Model node's credential points at a scripted OpenAI-compatible model in this
 // process (rig/scripted-model.ts); n8n runs as a child process, so this event loop stays free to
 // answer it. The checks, in order:
@@ -41,9 +41,9 @@ export function aiScenario(repo: string, has: N8nProfile['has']): LiveScenario {
 					type: 'openAiApi',
 					data: { apiKey: 'sk-scripted-e2e', url: sandbox.model.url },
 				},
-				accountCredential(sandbox, 'Comms Account (issue 24)'),
+				accountCredential(sandbox, 'Comms Account (AI agents)'),
 				{
-					name: 'Comms Unified (issue 24, live key)',
+					name: 'Comms Unified (AI agents, live key)',
 					type: 'commsUnifiedApi',
 					data: { apiKey: sandbox.credentials.unified.live, endpointUrl: sandbox.unifiedUrl },
 				},

@@ -13,7 +13,7 @@ import type { CommsSandbox } from '../../comms.ts';
 import type { CredentialRef, Json, Workflow, WorkflowNode } from '../../rig/types.ts';
 import { waitChains } from './waits.ts';
 
-export const WORKFLOW = 'AI agents and people in the loop (issue 24)';
+export const WORKFLOW = 'AI agents and people in the loop';
 export const CUSTOMER = '+447700900123';
 
 /** Webhook path of each chain, by the name the checks use ('account 3.1', 'Timeout (Account)', ...). */
@@ -69,8 +69,8 @@ export function aiWorkflow(
 	const ref = (name: string): CredentialRef => ({ id: credentials[name].id, name });
 	const creds: Record<string, CredentialRef> = {
 		openAiApi: ref('OpenAI (scripted)'),
-		commsAccountApi: ref('Comms Account (issue 24)'),
-		commsUnifiedApi: ref('Comms Unified (issue 24, live key)'),
+		commsAccountApi: ref('Comms Account (AI agents)'),
+		commsUnifiedApi: ref('Comms Unified (AI agents, live key)'),
 	};
 	const withCredentials = (node: WorkflowNode): WorkflowNode =>
 		node.credentials

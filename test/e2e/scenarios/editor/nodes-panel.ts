@@ -63,7 +63,7 @@ export async function nodesPanelSteps(context: EditorContext): Promise<void> {
 			'[data-category-collapsed=true] [data-test-id=node-creator-category-item][data-keyboard-nav-id=Actions]',
 		);
 		if (await folded.count()) await folded.first().click();
-		// The SMS actions include Send and Wait for Response (issue 24).
+		// The SMS actions include Send and Wait for Response.
 		if (sendSms.sendAndWaitAction)
 			await page
 				.locator('[data-test-id=node-creator-item-name]', {
