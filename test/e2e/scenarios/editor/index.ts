@@ -1,10 +1,19 @@
 // The editor in headless Chromium, as a new user meets it (the checks: checks.ts and the steps it calls):
 // nodes panel and icons, credential form, From list, Execute step, canvas, triggers. Its canvas
-// workflow holds every node of the package, each trigger wired to its service's node, and
-// the browser saves it as the README's picture (docs/images/editor-workflow.png).
+// workflow holds every node of the package, configured with credentials, each trigger wired to its
+// service's node, and the browser saves it as the README's picture
+// (docs/images/editor-workflow.png), and the node editor after Execute step as its second
+// (docs/images/sms-send-output.png).
 
 import crypto from 'node:crypto';
-import { sandboxOf, SMS_TRIGGER_TYPE, UNIFIED_NODE, UNIFIED_TRIGGER_TYPE } from '../../comms.ts';
+import {
+	accountCredential,
+	sandboxOf,
+	SMS_TRIGGER_TYPE,
+	UNIFIED_NODE,
+	UNIFIED_TRIGGER_TYPE,
+	unifiedCredential,
+} from '../../comms.ts';
 import type { LiveScenario } from '../../rig/live-scenarios.ts';
 import type { Json, WorkflowNode } from '../../rig/types.ts';
 import { runEditorChecks, type EditorTrigger } from './checks.ts';
@@ -34,14 +43,54 @@ function canvasLayout(nodes: PackageNode[]) {
 	return { connections, position };
 }
 
+/** The canvas workflow's credentials, by name. */
+const ACCOUNT = 'Comms Account (editor)';
+const UNIFIED = 'Comms Unified (editor)';
+
+/**
+ * Each node configured as a user would leave it, so the canvas shows no warning: an auto-reply to
+ * every inbound SMS, and a voice call for every Unified event. The Unified node is on Voice, Make a
+ * Call: the browser reads its Voice list.
+ */
+function configured(node: PackageNode, mainNumber: string): Record<string, Json> {
+	switch (node.type) {
+		case SMS_TRIGGER_TYPE:
+			return { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'smsReceived', options: {} };
+		case UNIFIED_TRIGGER_TYPE:
+			return { options: {} };
+		case UNIFIED_NODE:
+			return {
+				resource: 'voice',
+				operation: 'makeCall',
+				to: '+447700900123',
+				message: 'Thank you for your order. It leaves our shop today.',
+				options: {},
+			};
+		default:
+			return {
+				resource: 'sms',
+				operation: 'send',
+				phoneDocId: { __rl: true, mode: 'id', value: mainNumber },
+				to: '={{ $json.fromNumber }}',
+				message: 'Thanks, we got your message and will reply within the hour.',
+				options: {},
+			};
+	}
+}
+
 export function editorScenario(repo: string): LiveScenario {
-	const CANVAS = 'Comms nodes';
+	const CANVAS = 'SMS auto-reply, and a call for every event';
 	return {
 		name: 'The editor in a real browser: nodes panel and icons, credential form, From list, Execute step, canvas, triggers',
-		// One of every node on a canvas, to see each icon there (not published).
-		workflows: () => {
+		credentials: (server) => [
+			accountCredential(sandboxOf(server), ACCOUNT),
+			unifiedCredential(sandboxOf(server), UNIFIED),
+		],
+		// One of every node on a canvas, configured, to see each icon there (not published).
+		workflows: (server, credentials) => {
 			const nodes = packageNodes(repo);
 			const layout = canvasLayout(nodes);
+			const ref = (name: string) => ({ id: credentials[name].id, name });
 			return [
 				{
 					name: CANVAS,
@@ -51,9 +100,10 @@ export function editorScenario(repo: string): LiveScenario {
 						type: node.type,
 						typeVersion: node.version,
 						position: layout.position(node),
-						// The Unified node opens on Voice, Make a Call: the browser reads its Voice list.
-						parameters:
-							node.type === UNIFIED_NODE ? { resource: 'voice', operation: 'makeCall' } : {},
+						parameters: configured(node, sandboxOf(server).numbers.main),
+						credentials: node.type.includes('Unified')
+							? { commsUnifiedApi: ref(UNIFIED) }
+							: { commsAccountApi: ref(ACCOUNT) },
 						...(node.description.webhooks ? { webhookId: crypto.randomUUID() } : {}),
 					})),
 					connections: layout.connections,

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CommsSandbox } from '../../comms.ts';
+import { type CommsSandbox, REPO } from '../../comms.ts';
 import { textOf } from '../../rig/browser.ts';
 import { E2eError, log } from '../../rig/proc.ts';
 import type { Json } from '../../rig/types.ts';
@@ -118,8 +118,15 @@ export async function sendSmsSteps(context: EditorContext): Promise<void> {
 		log(
 			`  browser: Execute step sent ${sent.messageId} from ${sent.fromNumber} to ${sent.toNumber}; the output panel shows it`,
 		);
-		// Every run keeps this one view (the README points at it): the node editor after Execute step.
+		// Every run keeps this one view: the node editor after Execute step, also the README's
+		// picture of a node's output (commit it when the editor or the node's look changes).
 		fs.mkdirSync(SCREENSHOTS, { recursive: true });
 		await page.screenshot({ path: path.join(SCREENSHOTS, 'last-run-sms-send-output.png') });
+		// For the README, without the toasts of the steps before ("Credential saved", ...).
+		const hidden = await page.addStyleTag({
+			content: '.el-notification { display: none !important; }',
+		});
+		await page.screenshot({ path: path.join(REPO, 'docs', 'images', 'sms-send-output.png') });
+		await hidden.evaluate((style) => (style as Element).remove());
 	});
 }
