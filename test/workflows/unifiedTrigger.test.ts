@@ -189,6 +189,8 @@ beforeEach(() => {
 	recentEvents.clear();
 	forgetCredentials();
 });
+// The kept credential's expiry timer must not outlive the file.
+afterAll(forgetCredentials);
 
 describe('signed events start the workflow', () => {
 	it.each(ALL_EVENTS)(
