@@ -664,3 +664,90 @@ describe.each<EventKind>(['smsReceived', 'smsDelivered', 'callEnded'])(
 		});
 	},
 );
+
+describe('the cases found by trying the trigger as a user would', () => {
+	const base = (over: Partial<Scenario>): Scenario => ({
+		event: 'smsReceived',
+		behaviour: { order: 'oldestFirst', ignoresSince: false, junk: false },
+		pageSize: 5,
+		maxPages: 10,
+		maxLookups: 10,
+		lookBackSeconds: 10,
+		includeLastSeconds: 0,
+		history: 0,
+		fates: [0],
+		steps: [],
+		...over,
+	});
+	const cases: Array<[string, Scenario]> = [
+		[
+			'SMS Delivered, newest first, 8 SMS between two polls with pages of 5',
+			base({
+				event: 'smsDelivered',
+				behaviour: { order: 'newestFirst', ignoresSince: false, junk: false },
+				// Delivered at once (fate: delay 0, then 'delivered').
+				fates: [512],
+				steps: [
+					{ kind: 'arrive', count: 8, lateBy: 0, spread: 0, undated: 0 },
+					{ kind: 'tick', seconds: 30 },
+					{ kind: 'poll' },
+				],
+			}),
+		],
+		[
+			'SMS Delivered, oldest first, one SMS never delivered, then 12 a minute for an hour',
+			base({
+				event: 'smsDelivered',
+				pageSize: 2,
+				// The first never delivered (fate: delay 'never'), the others at once.
+				fates: [7 << 6, ...Array.from({ length: 11 }, () => 512)],
+				steps: Array.from({ length: 60 }, () => [
+					{ kind: 'arrive' as const, count: 1, lateBy: 0, spread: 0, undated: 0 },
+					{ kind: 'tick' as const, seconds: 60 },
+					{ kind: 'poll' as const },
+				]).flat(),
+			}),
+		],
+		[
+			'SMS Received, a record without a readable sentAt that the server keeps returning, an SMS a minute beside it',
+			base({
+				steps: [
+					{ kind: 'arrive', count: 0, lateBy: 0, spread: 0, undated: 1 },
+					...Array.from({ length: 30 }, () => [
+						{ kind: 'arrive' as const, count: 1, lateBy: 0, spread: 0, undated: 0 },
+						{ kind: 'tick' as const, seconds: 60 },
+						{ kind: 'poll' as const },
+					]).flat(),
+				],
+			}),
+		],
+		[
+			'SMS Delivered, oldest first, one SMS never delivered, then 12 a minute for an hour (no page budget)',
+			base({
+				event: 'smsDelivered',
+				pageSize: 2,
+				maxPages: 20,
+				fates: [7 << 6, ...Array.from({ length: 11 }, () => 512)],
+				steps: Array.from({ length: 60 }, () => [
+					{ kind: 'arrive' as const, count: 1, lateBy: 0, spread: 0, undated: 0 },
+					{ kind: 'tick' as const, seconds: 60 },
+					{ kind: 'poll' as const },
+				]).flat(),
+			}),
+		],
+		[
+			'SMS Received, oldest first, exactly a page at one sent time, then more',
+			base({
+				steps: [
+					{ kind: 'arrive', count: 5, lateBy: 0, spread: 0, undated: 0 },
+					{ kind: 'poll' },
+					{ kind: 'tick', seconds: 5 },
+					{ kind: 'arrive', count: 3, lateBy: 0, spread: 2, undated: 0 },
+				],
+			}),
+		],
+	];
+	it.each(cases)('%s', async (_name, scenario) => {
+		check(scenario, await run(scenario));
+	});
+});
