@@ -38,6 +38,7 @@ import {
 	type CursorState,
 	DEFAULT_SETTINGS,
 	endPoll,
+	inTimeOrder,
 	type PageRequest,
 	parseState,
 	readPoll,
@@ -329,7 +330,7 @@ export async function pollOutcomes(
 	});
 	const nowMs = options.now();
 
-	const emit: Array<{ record: SmsRecord; at: number }> = [];
+	const emit: Array<{ id: string; record: SmsRecord; at: number }> = [];
 	const remember: Array<[string, number]> = [];
 	const looked = new Set<string>();
 	const lastRecord = new Map<string, SmsRecord>();
@@ -356,7 +357,7 @@ export async function pollOutcomes(
 		// Remembered as the list dates it: a record the list gives no usable time is remembered by id.
 		remember.push([id, listAt]);
 		if (kind === 'callEnded' || status === 'delivered') {
-			emit.push({ record, at });
+			emit.push({ id, record, at });
 			if (Number.isNaN(listAt)) undated++;
 		}
 	};
@@ -429,6 +430,7 @@ export async function pollOutcomes(
 		remember.push([id, entry.dated ? entry.at : NaN]);
 		if (kind === 'callEnded')
 			emit.push({
+				id,
 				record: {
 					...(lastRecord.get(id) ?? { id, status: entry.status }),
 					stillInProgress: true,
@@ -450,7 +452,14 @@ export async function pollOutcomes(
 	}
 
 	const ended = endPoll(poll, nowMs, remember);
-	emit.sort((a, b) => a.at - b.at);
+	// Oldest first; records sharing a time in the order the server received them (as its pages
+	// show it), then those a look-up found.
+	const rank = new Map<string, number>();
+	inTimeOrder(poll, [...poll.found, ...poll.sightings]).forEach((found, index) => {
+		if (!rank.has(found.key)) rank.set(found.key, index);
+	});
+	const rankOf = (id: string) => rank.get(id) ?? Number.MAX_SAFE_INTEGER;
+	emit.sort((a, b) => a.at - b.at || rankOf(a.id) - rankOf(b.id));
 	return {
 		state: {
 			v: 2,
