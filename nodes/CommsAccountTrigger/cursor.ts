@@ -29,7 +29,11 @@
  * - **A bounded poll that resumes**: a poll reads at most `maxPages` pages (and stops earlier
  *   when its caller's time budget says so). Where it stopped is kept (`resume`), and the next
  *   poll reads on from there instead of the window, so a backlog is caught up over the next
- *   polls and a slow server cannot keep every poll inside the same pages.
+ *   polls and a slow server cannot keep every poll inside the same pages. Where the window
+ *   began when the first of those polls stopped is kept too (`sweep`): once the reading has
+ *   caught up, one more pass reads from there, so a record stored late meanwhile (inside the
+ *   window of the newest record when it came) is still found; the ids from there on are kept
+ *   for it.
  * - **All or nothing**: the state moves only in `endPoll`, after the last page read. A poll
  *   that fails part way is dropped with everything it read; the next one starts from the
  *   same state and reads it again. Nothing here changes the state it was given, so two polls
@@ -76,6 +80,10 @@ export interface CursorState {
 	undated?: Array<[string, number]>;
 	/** Epoch ms: where the last poll stopped reading before the end; the next one reads on from it. */
 	resume?: number;
+	/** Epoch ms: where the window began when a poll first stopped; read again once caught up. */
+	sweep?: number;
+	/** Epoch ms: the time of the last group of more than a page that a poll said it stepped past. */
+	overflow?: number;
 	/** The order the server was last seen to use. */
 	order?: SmsOrder;
 	/** What the cursor is for (event and filters): another fingerprint starts afresh. */
@@ -154,7 +162,7 @@ function idTimes(value: unknown): Array<[string, number]> | undefined {
 
 /**
  * A stored state, checked; undefined when there is none or it is not one of ours. States saved
- * before `undated` and `resume` existed read as they were.
+ * before `undated`, `resume`, `sweep` and `overflow` existed read as they were.
  */
 export function parseState(value: unknown): CursorState | undefined {
 	if (!value || typeof value !== 'object') return undefined;
@@ -173,6 +181,8 @@ export function parseState(value: unknown): CursorState | undefined {
 		seen,
 		...(undated.length ? { undated } : {}),
 		...(finite(state.resume) ? { resume: state.resume } : {}),
+		...(finite(state.sweep) ? { sweep: state.sweep } : {}),
+		...(finite(state.overflow) ? { overflow: state.overflow } : {}),
 		...(order ? { order } : {}),
 		...(fp === undefined ? {} : { fp }),
 	};
@@ -405,10 +415,14 @@ export function readPage(poll: Poll, page: SmsPage): Poll {
 	// A whole page at one time (at `since`, or one later): asking again from that time returns
 	// the same page, and `since` is inclusive to the millisecond, so one millisecond later reads
 	// past it. The records at that time beyond the page cannot be read.
-	// Said when the page brought records not read before: when the group is first found to
-	// overflow (later polls re-reading the window step past it without saying it again).
+	// Said when the page brought records not read before, or when the group is newer than the
+	// position and not said before (later polls re-reading the window step past it quietly).
 	poll.steppedPast = newest;
-	fallShort(poll, 'sameSentAt', fresh > 0);
+	fallShort(
+		poll,
+		'sameSentAt',
+		fresh > 0 || (newest >= poll.start.cursor && newest !== poll.start.overflow),
+	);
 	next(newest + 1);
 	return poll;
 }
@@ -482,6 +496,18 @@ export function endPoll(
 	const latest = nowMs + FUTURE_TOLERANCE_MS;
 	const clamp = (at: number) => Math.min(at, latest);
 
+	// Where the next poll starts. Stopped before the end: where this one stopped, and the window
+	// it began in is read again once caught up. Caught up after a stop: from that window.
+	let resume: number | undefined;
+	let sweep: number | undefined;
+	if (poll.stopped) {
+		resume = poll.sinceMs;
+		sweep = Math.min(
+			start.sweep ?? Infinity,
+			Math.max(start.cursor - settings.lookBackMs, start.floor),
+		);
+	} else if (start.resume !== undefined && start.sweep !== undefined) resume = start.sweep;
+
 	// Remember every id a later poll may return again: those at or after its `since`. An id
 	// remembered at a clamped time and returned again is clamped again, to this poll's now.
 	const entries: Array<[string, number]> = [
@@ -495,9 +521,10 @@ export function endPoll(
 	];
 	// The floor never goes down (a clock that steps back must not reopen history), never rises
 	// past now, and a floor already far past now (a state from before this rule) comes back.
+	// While a pass from `sweep` (or `resume`) is to come, nothing from there on is forgotten.
 	let floor = Math.max(
 		Math.min(start.floor, latest),
-		Math.min(cursor - settings.lookBackMs, nowMs + 1),
+		Math.min(cursor - settings.lookBackMs, nowMs + 1, resume ?? Infinity, sweep ?? Infinity),
 	);
 	let kept = entries.filter(([, at]) => at >= floor);
 	if (kept.length > settings.maxSeen) {
@@ -519,9 +546,9 @@ export function endPoll(
 		.sort((a, b) => a[1] - b[1])
 		.slice(-(settings.maxUndated ?? MAX_UNDATED));
 
-	// Stopped before the end: the next poll reads on from the request it did not make.
-	const resume = poll.stopped ? poll.sinceMs : undefined;
 	const order = poll.order ?? start.order;
+	const overflow =
+		poll.shortfall === 'sameSentAt' && poll.newMayBeHidden ? poll.steppedPast : start.overflow;
 	return {
 		state: {
 			v: 1,
@@ -530,6 +557,8 @@ export function endPoll(
 			seen: kept,
 			...(undatedKept.length ? { undated: undatedKept } : {}),
 			...(resume === undefined ? {} : { resume }),
+			...(sweep === undefined ? {} : { sweep }),
+			...(overflow === undefined || overflow < floor ? {} : { overflow }),
 			...(order ? { order } : {}),
 			...(start.fp === undefined ? {} : { fp: start.fp }),
 		},
