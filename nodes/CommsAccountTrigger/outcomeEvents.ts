@@ -23,14 +23,7 @@ import {
 	pollOutcomes,
 } from './outcomes';
 import { reportPoll } from './report';
-import {
-	apiNow,
-	forOtherFilters,
-	type PollSetup,
-	reportSkipped,
-	startOf,
-	withinBudget,
-} from './setup';
+import { apiNow, type PollSetup, reportSkipped, startOf, storedState, withinBudget } from './setup';
 
 export type CallMode = 'manual' | 'ai';
 
@@ -141,14 +134,8 @@ export async function pollOutcomeEvent(
 		phoneDocId: filter.phoneDocId,
 		peer: filter.peer,
 	});
-	const staticData = ctx.getWorkflowStaticData('node');
 	const key = STATE_KEYS[kind];
-	let stored = parseOutcomeState(staticData[key], kind);
-	if (staticData[key] !== undefined && !stored)
-		ctx.logger.warn(
-			'Comms Account Trigger: the stored state could not be read; starting again from now',
-		);
-	if (forOtherFilters(ctx, stored?.fp, fp)) stored = undefined;
+	const stored = storedState(ctx, key, (value) => parseOutcomeState(value, kind), fp);
 	// One small request, to read the API's clock (its Date header) for the baseline.
 	const readClock = async () =>
 		kind === 'callEnded'
@@ -181,7 +168,7 @@ export async function pollOutcomeEvent(
 		},
 	);
 	// Every request of this poll has been answered: only now does the state move.
-	staticData[key] = result.state as unknown as IDataObject;
+	ctx.getWorkflowStaticData('node')[key] = result.state as unknown as IDataObject;
 	reportSkipped(ctx, result.skipped, kind === 'callEnded' ? 'call' : 'SMS');
 	reportPoll(ctx, result, NOUNS[kind], result);
 	return result.emit.length ? [ctx.helpers.returnJsonArray(result.emit as IDataObject[])] : null;

@@ -13,14 +13,7 @@ import {
 import { fetchReceived } from './inbox';
 import { fingerprint } from './lifecycle';
 import { reportPoll } from './report';
-import {
-	apiNow,
-	forOtherFilters,
-	type PollSetup,
-	reportSkipped,
-	startOf,
-	withinBudget,
-} from './setup';
+import { apiNow, type PollSetup, reportSkipped, startOf, storedState, withinBudget } from './setup';
 
 /** Where the cursor lives in the node's static data. */
 const STATE_KEY = 'smsCursor';
@@ -39,13 +32,7 @@ export async function pollSmsReceived(
 		peer: filter.peer,
 	});
 
-	const staticData = ctx.getWorkflowStaticData('node');
-	let stored = parseState(staticData[STATE_KEY]);
-	if (staticData[STATE_KEY] !== undefined && !stored)
-		ctx.logger.warn(
-			'Comms Account Trigger: the stored cursor could not be read; starting again from now',
-		);
-	if (forOtherFilters(ctx, stored?.fp, fp)) stored = undefined;
+	const stored = storedState(ctx, STATE_KEY, parseState, fp);
 	const state: CursorState = stored
 		? { ...stored, fp }
 		: baseline(await startOf(ctx, fp, setup, async () => await read({ limit: 1 })), fp);
@@ -73,7 +60,7 @@ export async function pollSmsReceived(
 	);
 
 	// Every page of this poll has been read: only now does the cursor move.
-	staticData[STATE_KEY] = outcome.state as unknown as IDataObject;
+	ctx.getWorkflowStaticData('node')[STATE_KEY] = outcome.state as unknown as IDataObject;
 	reportSkipped(ctx, outcome.skipped, 'SMS');
 	reportPoll(ctx, outcome, { records: 'SMS', time: 'sent time' });
 	return outcome.emit.length ? [ctx.helpers.returnJsonArray(outcome.emit as IDataObject[])] : null;

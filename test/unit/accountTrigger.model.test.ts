@@ -683,6 +683,23 @@ describe('the cases found by trying the trigger as a user would', () => {
 		steps: [],
 		...over,
 	});
+	/** An SMS arriving every minute, each followed by a poll, `minutes` times. */
+	const oneAMinute = (minutes: number): Step[] =>
+		Array.from({ length: minutes }, (): Step[] => [
+			{ kind: 'arrive', count: 1, lateBy: 0, spread: 0, undated: 0 },
+			{ kind: 'tick', seconds: 60 },
+			{ kind: 'poll' },
+		]).flat();
+	/** Sent SMS, oldest first, pages of 2: the first never delivered, the others at once. */
+	const neverDelivered = (over: Partial<Scenario>) =>
+		base({
+			event: 'smsDelivered',
+			pageSize: 2,
+			// Fates: the delay 'never' for the first, 0 then 'delivered' for the others.
+			fates: [7 << 6, ...Array.from({ length: 11 }, () => 512)],
+			steps: oneAMinute(60),
+			...over,
+		});
 	const cases: Array<[string, Scenario]> = [
 		[
 			'SMS Delivered, newest first, 8 SMS between two polls with pages of 5',
@@ -700,44 +717,17 @@ describe('the cases found by trying the trigger as a user would', () => {
 		],
 		[
 			'SMS Delivered, oldest first, one SMS never delivered, then 12 a minute for an hour',
-			base({
-				event: 'smsDelivered',
-				pageSize: 2,
-				// The first never delivered (fate: delay 'never'), the others at once.
-				fates: [7 << 6, ...Array.from({ length: 11 }, () => 512)],
-				steps: Array.from({ length: 60 }, () => [
-					{ kind: 'arrive' as const, count: 1, lateBy: 0, spread: 0, undated: 0 },
-					{ kind: 'tick' as const, seconds: 60 },
-					{ kind: 'poll' as const },
-				]).flat(),
-			}),
+			neverDelivered({}),
 		],
 		[
 			'SMS Received, a record without a readable sentAt that the server keeps returning, an SMS a minute beside it',
 			base({
-				steps: [
-					{ kind: 'arrive', count: 0, lateBy: 0, spread: 0, undated: 1 },
-					...Array.from({ length: 30 }, () => [
-						{ kind: 'arrive' as const, count: 1, lateBy: 0, spread: 0, undated: 0 },
-						{ kind: 'tick' as const, seconds: 60 },
-						{ kind: 'poll' as const },
-					]).flat(),
-				],
+				steps: [{ kind: 'arrive', count: 0, lateBy: 0, spread: 0, undated: 1 }, ...oneAMinute(30)],
 			}),
 		],
 		[
 			'SMS Delivered, oldest first, one SMS never delivered, then 12 a minute for an hour (no page budget)',
-			base({
-				event: 'smsDelivered',
-				pageSize: 2,
-				maxPages: 20,
-				fates: [7 << 6, ...Array.from({ length: 11 }, () => 512)],
-				steps: Array.from({ length: 60 }, () => [
-					{ kind: 'arrive' as const, count: 1, lateBy: 0, spread: 0, undated: 0 },
-					{ kind: 'tick' as const, seconds: 60 },
-					{ kind: 'poll' as const },
-				]).flat(),
-			}),
+			neverDelivered({ maxPages: 20 }),
 		],
 		[
 			'SMS Received, oldest first, exactly a page at one sent time, then more',
