@@ -248,9 +248,9 @@ interface PollRecord {
 	emitted: SmsRecord[];
 	newMayBeHidden: boolean;
 	steppedPast?: number;
+	/** List requests, and look-ups by id, this poll made. */
 	listRequests: number;
 	lookups: number;
-	revisits: number;
 }
 
 interface RunResult {
@@ -364,7 +364,7 @@ async function run(scenario: Scenario): Promise<RunResult> {
 		// Which records this poll is the first committed one to see, and which are out of reach now.
 		const pending = server.recs.filter((r) => !firstPollAfter.has(r.id) && r.arrival <= server.now);
 		const outOfReach = server.outOfReach(scenario.pageSize);
-		const counts = { list: 0, lookups: 0, revisits: 0, made: 0 };
+		const counts = { list: 0, lookups: 0, made: 0 };
 		const io = (count: boolean) => ({
 			fetchPage: async (request: PageRequest) => {
 				await Promise.resolve();
@@ -404,7 +404,8 @@ async function run(scenario: Scenario): Promise<RunResult> {
 			} else result = await pollOnce(event, stored, io(true), server.now, settings);
 			stored = JSON.stringify(result.state);
 			const index = polls.length;
-			// A revisit is a list request made after the reading: counted by the outcome result.
+			// List requests include the order probe (SMS Received) or the page read for calls that
+			// name no number (outcomes): at most one a poll.
 			polls.push({
 				index,
 				start: server.now,
@@ -415,7 +416,6 @@ async function run(scenario: Scenario): Promise<RunResult> {
 				steppedPast: result.steppedPast,
 				listRequests: counts.list,
 				lookups: counts.lookups,
-				revisits: 0,
 			});
 			for (const rec of pending) firstPollAfter.set(rec.id, index);
 			for (const id of outOfReach)
