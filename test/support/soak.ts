@@ -369,6 +369,17 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 		}
 	};
 
+	/** The soak's own sends and calls are answered at once: the slow answers are for the triggers. */
+	const quickly = async (act: () => Promise<void>) => {
+		const latencyMs = control.settings().latencyMs;
+		control.setLatency(0);
+		try {
+			await act();
+		} finally {
+			control.setLatency(latencyMs);
+		}
+	};
+
 	/** A receipt that comes late, or a call that ends after all: one of those that had not. */
 	const resolveOne = async () => {
 		const waiting = [...records.values()].filter((rec) => rec.final === 'never');
@@ -447,8 +458,9 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 		}
 		const roll = random.next();
 		if (roll < 0.15) receive();
-		else if (roll < 0.3) await send(random.chance(0.03) ? random.int(201, 240) : random.int(1, 4));
-		else if (roll < 0.38) await dial(random.int(1, 2));
+		else if (roll < 0.3)
+			await quickly(() => send(random.chance(0.03) ? random.int(201, 240) : random.int(1, 4)));
+		else if (roll < 0.38) await quickly(() => dial(random.int(1, 2)));
 		else if (roll < 0.42) await resolveOne();
 		else if (roll < 0.48) {
 			const status = random.pick([429, 500, 502] as const);
