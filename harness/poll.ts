@@ -16,7 +16,12 @@
  *     its copy is committed only if it emitted. The workflow's own static data (`global`) is
  *     saved after that poll and after a poll that emitted, never after a scheduled poll that
  *     emitted nothing (n8n 2.41: poll-trigger-executor, trigger-execution-context.factory);
+ *     commits are fenced: a poll whose node state was committed by another poll after it was
+ *     loaded (an overlapping poll) commits nothing and starts no execution (`fenced`);
  *   a poll that throws saves nothing, and neither does a test run;
+ * - `keepContext` (default path only): n8n keeps the workflow and one poll context from
+ *   activation for every poll of an active workflow, with its static data in memory, saved
+ *   when a poll changed it; `restart()` stands for a new n8n process;
  * - `crashBeforeSave` stands for n8n stopping between handing the items on and saving: the
  *   items are emitted, the state is not stored (what durable cursors rule out);
  * - the items a poll returns start the rest of the workflow through `WorkflowExecute`, from
@@ -54,6 +59,8 @@ export interface PollHarnessOptions {
 	cursors?: 'staticData' | 'durable';
 	/** What `getPollBudgetMs()` answers (n8n-core's default: 5 minutes). */
 	budgetMs?: number;
+	/** Default path: one workflow and poll context for every poll, as n8n keeps them (see above). */
+	keepContext?: boolean;
 	/** Extra node types by full type name. */
 	nodeTypes?: Record<string, INodeType>;
 	workflowId?: string;
@@ -75,6 +82,8 @@ export interface PollRun {
 	readStaticData: boolean;
 	/** Whether this poll's state was stored. */
 	saved: boolean;
+	/** Durable cursors: another poll committed first, so this one committed and started nothing. */
+	fenced?: boolean;
 	/** The execution the items started (when the trigger has nodes after it). */
 	execution?: Promise<WorkflowResult>;
 	/** Wall time the poll took, ms. */
@@ -92,6 +101,8 @@ export class PollHarness {
 	private readonly nodeType: INodeType;
 	private readonly credentials: Record<string, ICredentialDataDecryptedObject>;
 	private readonly workflowId: string;
+	/** The workflow and poll context n8n keeps between polls (`keepContext`). */
+	private kept: { workflow: Workflow; context: PollContext } | undefined;
 
 	constructor(
 		private readonly json: WorkflowJson,
@@ -134,6 +145,11 @@ export class PollHarness {
 		this.storedStaticData = clone(staticData);
 	}
 
+	/** A new n8n process: nothing kept in memory survives, only what was stored. */
+	restart(): void {
+		this.kept = undefined;
+	}
+
 	/** The poll n8n makes when the workflow is published. */
 	async activate(): Promise<PollRun> {
 		return await this.poll({ activation: 'activate' });
@@ -151,17 +167,21 @@ export class PollHarness {
 	}: PollOptions = {}): Promise<PollRun> {
 		await initExpressionEngine();
 		const durable = this.options.cursors === 'durable' && mode !== 'manual';
-		// Loaded from the database for this poll, as n8n does.
-		const workflow = new Workflow({
-			id: this.workflowId,
-			name: this.json.name ?? 'harness',
-			nodes: this.json.nodes,
-			connections: this.json.connections,
-			nodeTypes: this.nodeTypes,
-			active: mode !== 'manual',
-			settings: this.json.settings,
-			staticData: clone(this.storedStaticData),
-		});
+		const keep = this.options.keepContext === true && !durable && mode === 'trigger';
+		const kept = keep ? this.kept : undefined;
+		// Loaded from the database for this poll, as n8n does (or kept from activation).
+		const workflow =
+			kept?.workflow ??
+			new Workflow({
+				id: this.workflowId,
+				name: this.json.name ?? 'harness',
+				nodes: this.json.nodes,
+				connections: this.json.connections,
+				nodeTypes: this.nodeTypes,
+				active: mode !== 'manual',
+				settings: this.json.settings,
+				staticData: clone(this.storedStaticData),
+			});
 		const seed = clone((this.storedStaticData[this.key] ?? {}) as IDataObject);
 		const snapshot = clone(seed);
 		let readStaticData = false;
@@ -171,19 +191,22 @@ export class PollHarness {
 		};
 		const additionalData = buildAdditionalData(this.credentials);
 		const budgetMs = this.options.budgetMs;
-		const context = new PollContext(
-			workflow,
-			this.node,
-			additionalData,
-			mode,
-			activation,
-			undefined,
-			undefined,
-			undefined,
-			undefined,
-			resolveNodeStaticData,
-			budgetMs === undefined ? undefined : () => budgetMs,
-		);
+		const context =
+			kept?.context ??
+			new PollContext(
+				workflow,
+				this.node,
+				additionalData,
+				mode,
+				activation,
+				undefined,
+				undefined,
+				undefined,
+				undefined,
+				resolveNodeStaticData,
+				budgetMs === undefined ? undefined : () => budgetMs,
+			);
+		if (keep) this.kept = { workflow, context };
 
 		const started = performance.now();
 		const run: PollRun = { items: null, readStaticData: false, saved: false, durationMs: 0 };
@@ -200,7 +223,12 @@ export class PollHarness {
 		run.readStaticData = readStaticData;
 
 		if (!run.error && mode !== 'manual' && !crashBeforeSave) {
-			if (durable) {
+			const committed = JSON.stringify(this.storedStaticData[this.key] ?? {});
+			if (durable && committed !== JSON.stringify(seed)) {
+				// Fenced: another poll committed this node's state after this one loaded it.
+				run.fenced = true;
+				run.items = null;
+			} else if (durable) {
 				const emitted = run.items !== null;
 				const publishing = activation !== 'update';
 				if ((emitted || !publishing) && JSON.stringify(snapshot) !== JSON.stringify(seed)) {
@@ -219,6 +247,8 @@ export class PollHarness {
 				);
 				this.storedStaticData = data;
 				run.saved = true;
+				// Saved: n8n clears the flag on the workflow it keeps.
+				(workflow.staticData as { __dataChanged?: boolean }).__dataChanged = false;
 			}
 		}
 

@@ -296,6 +296,7 @@ const MANUAL_OUTCOME_BY_CUSTOMER: Record<string, ManualOutcome> = {
 	[TEST_NUMBERS.customerNoAnswer]: 'customer-no-answer',
 	[TEST_NUMBERS.customerHangsUpEarly]: 'early-hangup',
 	[TEST_NUMBERS.customerVoicemail]: 'voicemail',
+	[TEST_NUMBERS.customerNeverHangsUp]: 'never-ends',
 };
 
 const CALL_MODES = ['manual', 'ai'] as const;
@@ -562,7 +563,12 @@ function sendSms(caller: Caller): JsonReply {
 		number,
 		to,
 		body: message,
-		outcome: to === TEST_NUMBERS.deliveryFails ? 'failed' : 'delivered',
+		outcome:
+			to === TEST_NUMBERS.deliveryFails
+				? 'failed'
+				: to === TEST_NUMBERS.noReceipt
+					? 'noReceipt'
+					: 'delivered',
 		source: 'account-api',
 		nowMs: world.clock.now(),
 	});

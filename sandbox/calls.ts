@@ -12,7 +12,16 @@ import { makeId } from './state';
 const AGENT_RING_SECONDS = 25;
 
 export type ManualOutcome =
-	'normal' | 'agent-no-answer' | 'busy' | 'customer-no-answer' | 'early-hangup' | 'voicemail';
+	| 'normal'
+	| 'agent-no-answer'
+	| 'busy'
+	| 'customer-no-answer'
+	| 'early-hangup'
+	| 'voicemail'
+	| 'never-ends';
+
+/** Longer than any run: a call that, for every purpose, never ends. */
+const FOREVER_SECONDS = 10 * 365 * 24 * 3600;
 
 /**
  * The path of a manual call for each outcome. Between the agent answering and the end
@@ -52,6 +61,12 @@ export const MANUAL_SCRIPTS: Record<ManualOutcome, Step[]> = {
 		{ status: 'in-progress', seconds: 45 },
 		{ status: 'completed' },
 	],
+	'never-ends': [
+		{ status: 'ringing-agent', seconds: 5 },
+		{ status: 'ringing-customer', seconds: 6 },
+		{ status: 'in-progress', seconds: FOREVER_SECONDS },
+		{ status: 'completed' },
+	],
 };
 
 const END_REASONS: Record<ManualOutcome, string> = {
@@ -61,6 +76,7 @@ const END_REASONS: Record<ManualOutcome, string> = {
 	'customer-no-answer': 'customer-no-answer',
 	'early-hangup': 'hung-up-early',
 	voicemail: 'voicemail',
+	'never-ends': 'completed',
 };
 
 export type AiOutcome = 'completed';

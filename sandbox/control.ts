@@ -131,7 +131,11 @@ function outcomeScripts(item: TrackedItem): Record<string, Step[]> {
 			return AI_SCRIPTS;
 		case 'sms':
 			return item.direction === 'sent'
-				? { delivered: SMS_SCRIPTS.delivered, failed: SMS_SCRIPTS.failed }
+				? {
+						delivered: SMS_SCRIPTS.delivered,
+						failed: SMS_SCRIPTS.failed,
+						noReceipt: SMS_SCRIPTS.noReceipt,
+					}
 				: {};
 		default:
 			return unifiedScripts(item);

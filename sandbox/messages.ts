@@ -9,12 +9,16 @@ import { makeId } from './state';
 export const MAX_SMS_CHARACTERS = 1600;
 const SEGMENT_CHARACTERS = 160;
 
-export type SmsOutcome = 'delivered' | 'failed';
+export type SmsOutcome = 'delivered' | 'failed' | 'noReceipt';
+
+/** Longer than any run: a status that, for every purpose, never ends. */
+const FOREVER_SECONDS = 10 * 365 * 24 * 3600;
 
 /** Sent messages are confirmed by the carrier after 10 sandbox seconds; received ones are final. */
 export const SMS_SCRIPTS: Record<SmsOutcome | 'received', Step[]> = {
 	delivered: [{ status: 'sent', seconds: 10 }, { status: 'delivered' }],
 	failed: [{ status: 'sent', seconds: 10 }, { status: 'failed' }],
+	noReceipt: [{ status: 'sent', seconds: FOREVER_SECONDS }, { status: 'delivered' }],
 	received: [{ status: 'received' }],
 };
 

@@ -118,8 +118,12 @@ export const TEST_NUMBERS = {
 	customerHangsUpEarly: '+447700900203',
 	/** As a manual call's `to`: voicemail picks up and records 45 s. */
 	customerVoicemail: '+447700900204',
+	/** As a manual call's `to`: answers and never hangs up; the call stays `in-progress`. */
+	customerNeverHangsUp: '+447700900205',
 	/** As `to`: Account SMS end `failed`; Unified calls/SMS send call.failed / sms.failed. */
 	deliveryFails: '+447700900666',
+	/** As `to` of an Account SMS: no delivery receipt ever comes; it stays `sent`. */
+	noReceipt: '+447700900667',
 	/** As `to` of POST /v1/calls or /v1/sms: the carrier refuses, 502 carrier_rejected. */
 	carrierRejects: '+447700900502',
 	/** An ordinary customer, for examples. */

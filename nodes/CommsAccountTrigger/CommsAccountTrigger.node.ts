@@ -9,7 +9,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { defaultCountryOption, phoneDocIdLocator } from '../shared/descriptions';
 import { getNumbers } from '../shared/numbers';
-import { ACCOUNT_CREDENTIAL, getConnection } from '../shared/transport';
+import { ACCOUNT_CREDENTIAL, forgetConnection, getConnection } from '../shared/transport';
 import { DEFAULT_LOOK_BACK_MINUTES } from './cursor';
 import { latestReceived } from './inbox';
 import { claimPoll } from './lifecycle';
@@ -195,6 +195,10 @@ export class CommsAccountTrigger implements INodeType {
 			// declared cause to back off (a 429 for its wait, a dead key or suspended account for
 			// longest) and the next poll starts from the state this one left untouched.
 			throw declared(this, error);
+		} finally {
+			// n8n's default poll path keeps this context for every poll of the active workflow:
+			// the credential is read afresh each poll, and not kept in memory between them.
+			forgetConnection(this);
 		}
 	}
 }

@@ -1,13 +1,14 @@
 /**
  * The "Call Ended" and "SMS Delivered" events: outcomes read back through the history
  * endpoints (GET /v1/calls, GET /v1/sms?direction=sent), tracked by id until final (see
- * outcomes.ts).
+ * outcomes.ts). This file is the n8n side: the requests, the stored state, the log.
  */
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { collectSms, MAX_PAGE_SIZE, type SmsRecord } from '../shared/smsPaging';
+import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../shared/smsPaging';
 import { accountApiRequest } from '../shared/transport';
+import { DEFAULT_SETTINGS, type PageRequest } from './cursor';
 import { fetchSms, type InboxFilter, latestSms } from './inbox';
 import { fingerprint } from './lifecycle';
 import {
@@ -16,12 +17,13 @@ import {
 	describeRecord,
 	type OutcomeKind,
 	outcomeBaseline,
-	outcomeSince,
+	type OutcomeIo,
 	type OutcomeState,
 	parseOutcomeState,
-	trackOutcomes,
+	pollOutcomes,
 } from './outcomes';
-import { apiNow, forOtherFilters, type PollSetup, reportSkipped, startOf } from './setup';
+import { reportPoll } from './report';
+import { apiNow, type PollSetup, reportSkipped, startOf, storedState, withinBudget } from './setup';
 
 export type CallMode = 'manual' | 'ai';
 
@@ -31,17 +33,19 @@ const STATE_KEYS: Record<OutcomeKind, string> = {
 	smsDelivered: 'deliveryOutcomes',
 };
 
-/** Sent SMS read in one poll at most (pages of 200, oldest first when the server allows). */
-const MAX_SENT_PER_POLL = 2000;
+const NOUNS = {
+	callEnded: { records: 'calls', time: 'creation time' },
+	smsDelivered: { records: 'sent SMS', time: 'sent time' },
+};
 
-/** The calls of one mode, most recent first, at most 200 (the API has no paging cursor). */
+/** One page of calls of one mode, most recent first (the API has no paging cursor). */
 async function fetchCalls(
 	ctx: IPollFunctions,
 	filter: InboxFilter,
 	callMode: CallMode,
-	since: string | undefined,
+	request: Partial<PageRequest>,
 	maxWaitMs?: number,
-): Promise<unknown[]> {
+): Promise<SmsPage> {
 	const body = await accountApiRequest(ctx, {
 		method: 'GET',
 		path: '/v1/calls',
@@ -50,11 +54,11 @@ async function fetchCalls(
 			mode: callMode,
 			phoneDocId: filter.phoneDocId,
 			peer: filter.peer,
-			since,
-			limit: MAX_PAGE_SIZE,
+			since: request.since,
+			limit: request.limit ?? MAX_PAGE_SIZE,
 		},
 	});
-	return Array.isArray(body.calls) ? (body.calls as unknown[]) : [];
+	return { messages: Array.isArray(body.calls) ? (body.calls as SmsRecord[]) : [] };
 }
 
 /** AI calls are read by number: the API requires it. */
@@ -67,20 +71,53 @@ function checkCallFilter(ctx: IPollFunctions, filter: InboxFilter, callMode: Cal
 		);
 }
 
-async function readRecords(
+/**
+ * The API's answer to a look-up that names a record it does not have (404), or that it will not
+ * look up (400: a malformed id; 403: a number the key may no longer read): the record is gone
+ * for this trigger. Anything else (a 429, a server error, a dead key) fails the poll as usual.
+ */
+function isGone(error: unknown): boolean {
+	const status = Number((error as { httpCode?: unknown })?.httpCode);
+	return status === 400 || status === 403 || status === 404;
+}
+
+/** The requests an outcome poll makes. */
+function outcomeIo(
 	ctx: IPollFunctions,
 	kind: OutcomeKind,
 	filter: InboxFilter,
 	callMode: CallMode,
-	since: string | undefined,
 	maxWaitMs: number,
-): Promise<unknown[]> {
-	if (kind === 'callEnded') return await fetchCalls(ctx, filter, callMode, since, maxWaitMs);
-	const { messages } = await collectSms(
-		async (query) => await fetchSms(ctx, filter, query, { direction: 'sent', maxWaitMs }),
-		{ limit: MAX_SENT_PER_POLL, since },
-	);
-	return messages;
+	onAnswer: () => Promise<void>,
+): OutcomeIo {
+	const first = (records: unknown) =>
+		Array.isArray(records) ? (records[0] as SmsRecord | undefined) : undefined;
+	return {
+		async fetchPage(request) {
+			const page =
+				kind === 'callEnded'
+					? await fetchCalls(ctx, filter, callMode, request, maxWaitMs)
+					: await fetchSms(ctx, filter, request, { direction: 'sent', maxWaitMs });
+			await onAnswer();
+			return page;
+		},
+		async lookup([id, phoneDocId]) {
+			try {
+				const body = await accountApiRequest(ctx, {
+					method: 'GET',
+					maxWaitMs,
+					...(kind === 'callEnded'
+						? { path: '/v1/calls', qs: { mode: callMode, phoneDocId, callId: id } }
+						: { path: '/v1/sms', qs: { messageId: id } }),
+				});
+				return first(kind === 'callEnded' ? body.calls : body.messages);
+			} catch (error) {
+				if (isGone(error)) return undefined;
+				// The transport's own NodeApiError, handed back as it is.
+				throw new NodeApiError(ctx.getNode(), error as JsonObject);
+			}
+		},
+	};
 }
 
 export async function pollOutcomeEvent(
@@ -97,21 +134,12 @@ export async function pollOutcomeEvent(
 		phoneDocId: filter.phoneDocId,
 		peer: filter.peer,
 	});
-	const settings = { ...DEFAULT_OUTCOME_SETTINGS, lookBackMs: setup.lookBackMs };
-	const staticData = ctx.getWorkflowStaticData('node');
 	const key = STATE_KEYS[kind];
-	let stored = parseOutcomeState(staticData[key], kind);
-	if (staticData[key] !== undefined && !stored)
-		ctx.logger.warn(
-			'Comms Account Trigger: the stored state could not be read; starting again from now',
-		);
-	if (forOtherFilters(ctx, stored?.fp, fp)) stored = undefined;
-	const read = async (since: string | undefined) =>
-		await readRecords(ctx, kind, filter, callMode, since, setup.maxWaitMs);
+	const stored = storedState(ctx, key, (value) => parseOutcomeState(value, kind), fp);
 	// One small request, to read the API's clock (its Date header) for the baseline.
 	const readClock = async () =>
 		kind === 'callEnded'
-			? await fetchCalls(ctx, filter, callMode, undefined, setup.maxWaitMs)
+			? await fetchCalls(ctx, filter, callMode, { limit: 1 }, setup.maxWaitMs)
 			: await fetchSms(
 					ctx,
 					filter,
@@ -122,14 +150,27 @@ export async function pollOutcomeEvent(
 		? { ...stored, fp }
 		: outcomeBaseline(kind, await startOf(ctx, fp, setup, async () => await readClock()), fp);
 
-	const records = await read(new Date(outcomeSince(state, settings)).toISOString());
-	if (kind === 'callEnded' && records.length >= MAX_PAGE_SIZE)
-		ctx.logger.warn(
-			'Comms Account Trigger: 200 calls or more were made since the oldest call still in progress; the API returns only the most recent 200, so older calls that ended meanwhile are not emitted. Split the trigger by Phone Number or Peer, or poll more often.',
-		);
-	const result = trackOutcomes(state, records, await apiNow(ctx), settings);
-	staticData[key] = result.state as unknown as IDataObject;
+	// Now on the API's clock (as far as its Date header shows it), which its record times use.
+	let now = await apiNow(ctx);
+	const result = await pollOutcomes(
+		state,
+		outcomeIo(ctx, kind, filter, callMode, setup.maxWaitMs, async () => {
+			now = await apiNow(ctx);
+		}),
+		{
+			settings: {
+				...DEFAULT_OUTCOME_SETTINGS,
+				reader: { ...DEFAULT_SETTINGS, lookBackMs: setup.lookBackMs },
+				...(filter.phoneDocId ? { phoneDocId: filter.phoneDocId } : {}),
+			},
+			now: () => now,
+			keepReading: () => withinBudget(setup),
+		},
+	);
+	// Every request of this poll has been answered: only now does the state move.
+	ctx.getWorkflowStaticData('node')[key] = result.state as unknown as IDataObject;
 	reportSkipped(ctx, result.skipped, kind === 'callEnded' ? 'call' : 'SMS');
+	reportPoll(ctx, result, NOUNS[kind], result);
 	return result.emit.length ? [ctx.helpers.returnJsonArray(result.emit as IDataObject[])] : null;
 }
 
@@ -148,7 +189,7 @@ export async function testOutcomeEvent(
 		});
 	checkCallFilter(ctx, filter, callMode);
 	// Most recent first: the first call that is final is the latest that ended.
-	const ended = (await fetchCalls(ctx, filter, callMode, undefined)).find(
+	const ended = (await fetchCalls(ctx, filter, callMode, {})).messages.find(
 		(record) =>
 			typeof record === 'object' &&
 			record !== null &&

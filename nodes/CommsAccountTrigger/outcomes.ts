@@ -1,55 +1,98 @@
 /**
  * Outcomes read back through the history endpoints: a call reaching a final state (GET
  * /v1/calls) and a sent SMS becoming `delivered` (GET /v1/sms?direction=sent). Pure: no n8n,
- * no clock, no I/O; the node reads the records and stores the state this returns.
+ * no clock, no I/O; the node gives it the API's answers and stores the state it returns.
  *
  * Neither outcome has a time of its own to page by: a record keeps the time it was created
- * (a call's `createdAt`, an SMS's `sentAt`) while its status changes. So the tracker:
- * - remembers each record it has seen in progress (`pending`, by id, with its time and last
- *   status) until it is final, and asks with `since` no later than the oldest pending one;
- * - emits a record once, the first time it is seen final (or, for a call, still in progress
- *   `maxPendingMs` after it was created: then with its last status and `stillInProgress`);
- * - remembers what it emitted or dropped (`done`) for as long as a poll can return it again,
- *   so nothing is emitted twice;
- * - counts nothing created before its baseline, and never moves past the caller's clock.
+ * (a call's `createdAt`, an SMS's `sentAt`) while its status changes. So a poll:
  *
- * Calls come most recent first, at most 200 a request, with no paging cursor: when 200 or
- * more calls were created since the oldest pending one, the older ones cannot be read. Those
- * that ended are missed (the node warns); those still pending are emitted with their last
- * status and `stillInProgress` a day after they were created.
+ * - **reads new records from the position of what has been seen**, through the same cursor as
+ *   SMS Received (cursor.ts): the window before the newest record seen, paged forward when
+ *   the API answers oldest first, up to `maxPages` pages, resumed by the next poll;
+ * - **tracks by id** each record it has seen in progress (`pending`: its time, last status,
+ *   when it was last seen, when to look at it next, and how to look it up), so a record that
+ *   never reaches a final state holds nothing else back. A pending record the window still
+ *   returns is seen there; one that has left it is **looked up by id** (GET /v1/sms?messageId=,
+ *   GET /v1/calls?callId=&phoneDocId=), at most `maxLookups` a poll, the earliest due first, each
+ *   again after half its age (at least `minRecheckMs`, at most `maxRecheckMs`). A call that can
+ *   be looked up by no number (no phoneDocId in the record or the filter) is looked for instead
+ *   with one page read from its time, at most one such read a poll;
+ * - **emits a record once**, the first time it is seen final (a call: any status not in
+ *   progress; an SMS: `delivered`; any other final SMS status ends the wait with nothing
+ *   emitted), and remembers it (cursor.ts) while a poll can return it again;
+ * - **watches a pending record for `maxPendingMs`** (a day) from its time: then it is looked
+ *   up once more, and if still not final a call is emitted as last seen with
+ *   `stillInProgress: true`, an SMS is no longer watched (counted, for a log line);
+ * - keeps at most `maxPending` pending records: beyond them, the oldest is let go as at the
+ *   end of its watch (counted);
+ * - emits a record with no usable time once by id (dated at the poll that first read it),
+ *   and never again while the server keeps returning it (cursor.ts).
+ *
+ * State saved before tracking by id (v1: `since` held at the oldest pending record) is read
+ * and carried over: the next poll reads on from the oldest record that was pending, and those
+ * records are tracked by id from then on.
  */
-import { isSmsRecord, type SmsRecord } from '../shared/smsPaging';
+import {
+	baseline,
+	type CursorSettings,
+	type CursorState,
+	DEFAULT_SETTINGS,
+	endPoll,
+	inTimeOrder,
+	type PageRequest,
+	parseState,
+	readPoll,
+	type RecordShape,
+	type Shortfall,
+	type Stop,
+} from './cursor';
+import { isSmsRecord, type SmsPage, type SmsRecord } from '../shared/smsPaging';
 
 export type OutcomeKind = 'callEnded' | 'smsDelivered';
 
+/**
+ * A record seen in progress: `[id, time ms, last status, ms last seen, ms of its next look,
+ * how to look it up (SMS: its messageId; calls: callId and phoneDocId; [] when it cannot be),
+ * 1 if the list gives it a usable time else 0]`. A record without one is dated when first seen.
+ */
+export type PendingEntry = [string, number, string, number, number, string[], 0 | 1];
+
 export interface OutcomeState {
-	v: 1;
+	v: 2;
 	kind: OutcomeKind;
-	/** Epoch ms: records created before it are history. */
-	floor: number;
-	/** Epoch ms: the newest record time seen (never past the clock). */
-	cursor: number;
-	/** `[id, time ms, last status]` of records seen in progress. */
-	pending: Array<[string, number, string]>;
-	/** `[id, time ms]` of records emitted or dropped, while a poll may return them again. */
-	done: Array<[string, number]>;
+	/** Where the list reads start, and the ids of records emitted or let go. */
+	window: CursorState;
+	/** Records seen in progress, oldest first. */
+	pending: PendingEntry[];
 	/** What the state is for (event and filters). */
 	fp?: string;
 }
 
 export interface OutcomeSettings {
-	/** How far before the cursor each poll looks again, for records stored late. */
-	lookBackMs: number;
-	/** How long a call may stay in progress before it is emitted as it is. */
+	/** How the list is read (its `lookBackMs` is the Late Arrival Window). */
+	reader: CursorSettings;
+	/** How long a record in progress is watched, from its time. */
 	maxPendingMs: number;
-	/** The most ids remembered in `pending` and in `done` each. */
-	maxRemembered: number;
+	/** The most records in progress watched at once. */
+	maxPending: number;
+	/** The most look-ups by id one poll makes. */
+	maxLookups: number;
+	/** The shortest and longest time between two looks at a pending record. */
+	minRecheckMs: number;
+	maxRecheckMs: number;
+	/** The trigger's Phone Number filter: a call is looked up on it when its record names none. */
+	phoneDocId?: string;
 }
 
+const HOUR = 60 * 60_000;
+
 export const DEFAULT_OUTCOME_SETTINGS: OutcomeSettings = {
-	lookBackMs: 5 * 60_000,
-	maxPendingMs: 24 * 60 * 60_000,
-	maxRemembered: 5000,
+	reader: DEFAULT_SETTINGS,
+	maxPendingMs: 24 * HOUR,
+	maxPending: 1000,
+	maxLookups: 10,
+	minRecheckMs: 1000,
+	maxRecheckMs: HOUR,
 };
 
 /**
@@ -72,67 +115,18 @@ export const CALL_IN_PROGRESS = new Set([
 /** SMS statuses on the way to `delivered`; any other status (failed, undelivered...) ends the wait. */
 const SMS_IN_PROGRESS = new Set(['queued', 'accepted', 'sending', 'sent']);
 
-export function outcomeBaseline(kind: OutcomeKind, startMs: number, fp?: string): OutcomeState {
-	return {
-		v: 1,
-		kind,
-		floor: startMs,
-		cursor: startMs,
-		pending: [],
-		done: [],
-		...(fp === undefined ? {} : { fp }),
-	};
+function text(value: unknown): string | undefined {
+	return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 }
 
-const finite = (value: unknown): value is number =>
-	typeof value === 'number' && Number.isFinite(value);
-
-/** A stored state of this kind, checked; undefined when there is none or it is not one of ours. */
-export function parseOutcomeState(value: unknown, kind: OutcomeKind): OutcomeState | undefined {
-	if (!value || typeof value !== 'object') return undefined;
-	const state = value as Partial<OutcomeState>;
-	if (
-		state.v !== 1 ||
-		state.kind !== kind ||
-		!finite(state.floor) ||
-		!finite(state.cursor) ||
-		!Array.isArray(state.pending) ||
-		!Array.isArray(state.done)
-	)
-		return undefined;
-	const pendingOk = state.pending.every(
-		(e) => Array.isArray(e) && typeof e[0] === 'string' && finite(e[1]) && typeof e[2] === 'string',
-	);
-	const doneOk = state.done.every(
-		(e) => Array.isArray(e) && typeof e[0] === 'string' && finite(e[1]),
-	);
-	if (!pendingOk || !doneOk) return undefined;
-	return {
-		v: 1,
-		kind,
-		floor: state.floor,
-		cursor: state.cursor,
-		pending: state.pending,
-		done: state.done,
-		...(typeof state.fp === 'string' ? { fp: state.fp } : {}),
-	};
-}
-
-/** The `since` of the next request: the oldest pending record, or the window before the cursor. */
-export function outcomeSince(state: OutcomeState, settings: OutcomeSettings): number {
-	let since = state.cursor - settings.lookBackMs;
-	for (const [, at] of state.pending) since = Math.min(since, at);
-	return Math.max(since, state.floor);
-}
-
-/** A record's id, time (ms, NaN if none) and status. */
+/** A record's id, time (ms, NaN if none) and status ('' when it has no readable one). */
 export function describeRecord(
 	kind: OutcomeKind,
 	record: SmsRecord,
 ): { id: string | undefined; at: number; status: string } {
-	const rawId =
-		kind === 'callEnded' ? (record.id ?? record.callSid) : (record.id ?? record.messageId);
-	const id = typeof rawId === 'string' || typeof rawId === 'number' ? String(rawId) : undefined;
+	const id = text(
+		kind === 'callEnded' ? (record.id ?? record.callSid) : (record.id ?? record.messageId),
+	);
 	const time =
 		kind === 'callEnded'
 			? (record.createdAt ?? record.startedAt)
@@ -142,90 +136,361 @@ export function describeRecord(
 	return { id, at, status };
 }
 
+/** How the cursor tells the records of an outcome apart and dates them. */
+export function outcomeShape(kind: OutcomeKind): RecordShape {
+	return {
+		key: (record) => describeRecord(kind, record).id,
+		time: (record) => describeRecord(kind, record).at,
+	};
+}
+
+/** Whether a status is on the way to a final one (a record without a readable status is too). */
+export function inProgress(kind: OutcomeKind, status: string): boolean {
+	return status === '' || (kind === 'callEnded' ? CALL_IN_PROGRESS : SMS_IN_PROGRESS).has(status);
+}
+
+/** How a record is looked up by id: SMS by messageId; calls by callId on a number. */
+function refOf(kind: OutcomeKind, record: SmsRecord, phoneDocId?: string): string[] | undefined {
+	if (kind === 'smsDelivered') {
+		const messageId = text(record.messageId);
+		return messageId === undefined ? undefined : [messageId];
+	}
+	const callId = text(record.callId ?? record.callSid ?? record.id);
+	const number = text(record.phoneDocId) ?? (phoneDocId || undefined);
+	return callId === undefined || number === undefined ? undefined : [callId, number];
+}
+
+export function outcomeBaseline(kind: OutcomeKind, startMs: number, fp?: string): OutcomeState {
+	return {
+		v: 2,
+		kind,
+		window: baseline(startMs),
+		pending: [],
+		...(fp === undefined ? {} : { fp }),
+	};
+}
+
+const finite = (value: unknown): value is number =>
+	typeof value === 'number' && Number.isFinite(value);
+
+function isPendingEntry(entry: unknown): entry is PendingEntry {
+	return (
+		Array.isArray(entry) &&
+		entry.length === 7 &&
+		typeof entry[0] === 'string' &&
+		finite(entry[1]) &&
+		typeof entry[2] === 'string' &&
+		finite(entry[3]) &&
+		finite(entry[4]) &&
+		Array.isArray(entry[5]) &&
+		entry[5].every((part: unknown) => typeof part === 'string') &&
+		(entry[6] === 0 || entry[6] === 1)
+	);
+}
+
+/** A state saved before records were tracked by id: `since` was held at the oldest pending one. */
+function fromV1(state: Record<string, unknown>, kind: OutcomeKind): OutcomeState | undefined {
+	const { floor, cursor, pending, done } = state;
+	if (!finite(floor) || !finite(cursor) || !Array.isArray(pending) || !Array.isArray(done))
+		return undefined;
+	const pendingOk = pending.every(
+		(e) => Array.isArray(e) && typeof e[0] === 'string' && finite(e[1]) && typeof e[2] === 'string',
+	);
+	const doneOk = done.every((e) => Array.isArray(e) && typeof e[0] === 'string' && finite(e[1]));
+	if (!pendingOk || !doneOk) return undefined;
+	const old = pending as Array<[string, number, string]>;
+	// The next poll reads on from the oldest record that was pending (done ids from there on
+	// were kept): each is seen again, with what it takes to look it up, or looked for by page.
+	const oldest = old.reduce((min, [, at]) => Math.min(min, at), Infinity);
+	return {
+		v: 2,
+		kind,
+		window: {
+			v: 1,
+			cursor,
+			floor,
+			seen: (done as Array<[string, number]>).map(([id, at]) => [id, at]),
+			...(old.length ? { resume: Math.max(floor, oldest) } : {}),
+		},
+		pending: old.map(([id, at, status]): PendingEntry => [id, at, status, at, 0, [], 1]),
+		...(typeof state.fp === 'string' ? { fp: state.fp } : {}),
+	};
+}
+
+/** A stored state of this kind, checked (and carried over from v1); undefined when it is not one. */
+export function parseOutcomeState(value: unknown, kind: OutcomeKind): OutcomeState | undefined {
+	if (!value || typeof value !== 'object') return undefined;
+	const state = value as Record<string, unknown>;
+	if (state.kind !== kind) return undefined;
+	if (state.v === 1) return fromV1(state, kind);
+	if (state.v !== 2 || !Array.isArray(state.pending)) return undefined;
+	const window = parseState(state.window);
+	if (!window || !state.pending.every(isPendingEntry)) return undefined;
+	return {
+		v: 2,
+		kind,
+		window,
+		pending: (state.pending as PendingEntry[]).map(
+			([id, at, status, seen, check, ref, dated]): PendingEntry => [
+				id,
+				at,
+				status,
+				seen,
+				check,
+				[...ref],
+				dated,
+			],
+		),
+		...(typeof state.fp === 'string' ? { fp: state.fp } : {}),
+	};
+}
+
+/** The API's answers an outcome poll needs. */
+export interface OutcomeIo {
+	/** One page of the list. */
+	fetchPage(request: PageRequest): Promise<SmsPage>;
+	/** One record by id (`ref`: see PendingEntry); undefined when the API has no such record. */
+	lookup(ref: string[]): Promise<SmsRecord | undefined>;
+}
+
+export interface OutcomePollOptions {
+	settings?: OutcomeSettings;
+	/** The clock, read once the pages are read (nothing is dated past it). */
+	now: () => number;
+	/** Asked before each page after the first: false ends the list reading (the time budget). */
+	keepReading?: () => boolean;
+}
+
 export interface OutcomeResult {
 	state: OutcomeState;
 	/** What to emit, oldest first, each once. */
 	emit: SmsRecord[];
-	/** Entries that were not records, skipped. */
+	/** List pages read, look-ups by id, and pages read to look for calls that have no number. */
+	pages: number;
+	lookups: number;
+	revisits: number;
+	shortfall?: Shortfall;
+	newMayBeHidden: boolean;
+	stopped?: Stop;
+	steppedPast?: number;
+	/** Entries that were not records (or had no id), skipped. */
 	skipped: number;
+	/** Records without a usable time among `emit`. */
+	undated: number;
+	/** Pending SMS no longer watched: at the end of their watch, or for room. */
+	expired: number;
+	overflowed: number;
+	/** Pending records the API no longer had (or refused to look up). */
+	gone: number;
+	/** Pending records due for a look that waited for the next poll (`maxLookups`). */
+	deferred: number;
 }
 
-/** One poll: the records the API returned for `outcomeSince(start)`, and the caller's clock. */
-export function trackOutcomes(
-	start: OutcomeState,
-	records: unknown[],
-	nowMs: number,
-	settings: OutcomeSettings = DEFAULT_OUTCOME_SETTINGS,
-): OutcomeResult {
-	const kind = start.kind;
-	const inProgress = kind === 'callEnded' ? CALL_IN_PROGRESS : SMS_IN_PROGRESS;
-	const lowerMs = outcomeSince(start, settings);
-	const done = new Map(start.done);
-	const pending = new Map(start.pending.map(([id, at, status]) => [id, { at, status }]));
-	const emit: Array<{ record: SmsRecord; at: number }> = [];
-	let cursor = Math.min(start.cursor, nowMs);
-	let skipped = 0;
-	const seenNow = new Map<string, SmsRecord>();
+interface Tracked {
+	at: number;
+	status: string;
+	seen: number;
+	check: number;
+	ref: string[] | undefined;
+	/** Whether the list gives the record a usable time (else it is remembered by id alone). */
+	dated: boolean;
+}
 
-	for (const entry of records) {
-		if (!isSmsRecord(entry)) {
-			skipped++;
-			continue;
-		}
-		const { id, at, status } = describeRecord(kind, entry);
-		if (id === undefined || Number.isNaN(at) || done.has(id) || seenNow.has(id)) continue;
-		seenNow.set(id, entry);
-		// Before the baseline, or older than what this poll asked for and not tracked: not ours.
-		if (at < start.floor || (at < lowerMs && !pending.has(id))) continue;
-		cursor = Math.max(cursor, Math.min(at, nowMs));
-		const time = Math.min(at, nowMs);
-		if (inProgress.has(status)) {
-			pending.set(id, { at: time, status });
-			continue;
+/** When to look at a pending record again: after half its age, within the settings' bounds. */
+function nextCheck(settings: OutcomeSettings, nowMs: number, at: number): number {
+	const wait = Math.min(settings.maxRecheckMs, Math.max(settings.minRecheckMs, (nowMs - at) / 2));
+	// Never past the end of its watch: the last look is made then.
+	return Math.min(nowMs + wait, at + settings.maxPendingMs);
+}
+
+/**
+ * One poll: reads the list through `io.fetchPage`, looks up pending records by id, and returns
+ * what to emit and the state to store. If a request fails, the error propagates and nothing of
+ * this poll counts: the stored state is untouched.
+ */
+export async function pollOutcomes(
+	start: OutcomeState,
+	io: OutcomeIo,
+	options: OutcomePollOptions,
+): Promise<OutcomeResult> {
+	const settings = options.settings ?? DEFAULT_OUTCOME_SETTINGS;
+	const kind = start.kind;
+	const shape = outcomeShape(kind);
+	const pending = new Map<string, Tracked>(
+		start.pending.map(([id, at, status, seen, check, ref, dated]) => [
+			id,
+			{ at, status, seen, check, ref: ref.length ? ref : undefined, dated: dated === 1 },
+		]),
+	);
+	const poll = await readPoll(start.window, (request) => io.fetchPage(request), {
+		settings: settings.reader,
+		keepReading: options.keepReading,
+		shape,
+		tracked: new Set(pending.keys()),
+	});
+	const nowMs = options.now();
+
+	const emit: Array<{ id: string; record: SmsRecord; at: number }> = [];
+	const remember: Array<[string, number]> = [];
+	const looked = new Set<string>();
+	const lastRecord = new Map<string, SmsRecord>();
+	let undated = 0;
+	/** A record of the list or a look-up: tracked while in progress, emitted once final. */
+	const fold = (id: string, record: SmsRecord) => {
+		const { at: listAt, status } = describeRecord(kind, record);
+		looked.add(id);
+		lastRecord.set(id, record);
+		const known = pending.get(id);
+		const at = known?.at ?? (Number.isNaN(listAt) ? nowMs : Math.min(listAt, nowMs));
+		if (inProgress(kind, status)) {
+			pending.set(id, {
+				at,
+				status: status || known?.status || '',
+				seen: nowMs,
+				check: nextCheck(settings, nowMs, at),
+				ref: refOf(kind, record, settings.phoneDocId) ?? known?.ref,
+				dated: !Number.isNaN(listAt),
+			});
+			return;
 		}
 		pending.delete(id);
-		done.set(id, time);
-		if (kind === 'callEnded' || status === 'delivered') emit.push({ record: entry, at });
+		// Remembered as the list dates it: a record the list gives no usable time is remembered by id.
+		remember.push([id, listAt]);
+		if (kind === 'callEnded' || status === 'delivered') {
+			emit.push({ id, record, at });
+			if (Number.isNaN(listAt)) undated++;
+		}
+	};
+	// A record a poll read more than once (on two pages, or twice on one) counts as last read.
+	const read = new Map<string, SmsRecord>();
+	for (const found of [...poll.found, ...poll.sightings].sort((a, b) => a.page - b.page))
+		read.set(found.key, found.record);
+	for (const [id, record] of read) fold(id, record);
+
+	// Pending records the list did not return, due for a look: those at the end of their watch
+	// first, then the earliest due; by id where a record says how, else by one page from its time.
+	const expiring = (entry: Tracked) => nowMs >= entry.at + settings.maxPendingMs;
+	const due = [...pending]
+		.filter(([id, entry]) => !looked.has(id) && (entry.check <= nowMs || expiring(entry)))
+		.sort(
+			([, a], [, b]) =>
+				Number(expiring(b)) - Number(expiring(a)) || a.check - b.check || a.at - b.at,
+		);
+	let lookups = 0;
+	let gone = 0;
+	let deferred = 0;
+	const byPage: Array<[string, Tracked]> = [];
+	for (const [id, entry] of due) {
+		const ref = entry.ref ?? refOf(kind, { id }, settings.phoneDocId);
+		if (!ref) {
+			byPage.push([id, entry]);
+			continue;
+		}
+		if (lookups >= settings.maxLookups) {
+			deferred++;
+			continue;
+		}
+		lookups++;
+		const record = await io.lookup(ref);
+		if (record === undefined || !isSmsRecord(record)) {
+			pending.delete(id);
+			looked.add(id);
+			gone++;
+			continue;
+		}
+		fold(id, record);
+	}
+	let revisits = 0;
+	if (byPage.length) {
+		// One page from the oldest of them: on an API answering oldest first it holds each record
+		// after it too; newest first, only while fewer than a page came after it.
+		const since = Math.min(...byPage.map(([, entry]) => entry.at));
+		revisits++;
+		const page = await io.fetchPage({
+			since: new Date(since).toISOString(),
+			limit: settings.reader.pageSize,
+		});
+		for (const record of Array.isArray(page?.messages) ? page.messages : []) {
+			if (!isSmsRecord(record)) continue;
+			const id = shape.key(record);
+			if (id !== undefined && pending.has(id) && !looked.has(id)) fold(id, record);
+		}
+		for (const [id, entry] of byPage) {
+			looked.add(id);
+			const still = pending.get(id);
+			if (still === entry) still.check = nextCheck(settings, nowMs, entry.at);
+		}
 	}
 
-	// A call in progress for longer than a day: emitted as it was last seen, flagged.
-	const overdue = nowMs - settings.maxPendingMs;
-	for (const [id, { at, status }] of pending) {
-		if (at >= overdue) continue;
+	// The end of a watch, and room: a call is emitted as last seen, flagged; an SMS is let go.
+	let expired = 0;
+	let overflowed = 0;
+	const letGo = (id: string, entry: Tracked) => {
 		pending.delete(id);
-		done.set(id, at);
+		remember.push([id, entry.dated ? entry.at : NaN]);
 		if (kind === 'callEnded')
 			emit.push({
-				record: { ...(seenNow.get(id) ?? { id, status }), stillInProgress: true },
-				at,
+				id,
+				record: {
+					...(lastRecord.get(id) ?? { id, status: entry.status }),
+					stillInProgress: true,
+				},
+				at: entry.at,
 			});
+	};
+	for (const [id, entry] of [...pending])
+		if (expiring(entry) && looked.has(id)) {
+			letGo(id, entry);
+			if (kind === 'smsDelivered') expired++;
+		}
+	if (pending.size > settings.maxPending) {
+		const oldestFirst = [...pending].sort(([, a], [, b]) => a.at - b.at);
+		for (const [id, entry] of oldestFirst.slice(0, pending.size - settings.maxPending)) {
+			letGo(id, entry);
+			overflowed++;
+		}
 	}
 
-	emit.sort((a, b) => a.at - b.at);
-	const next: OutcomeState = {
-		v: 1,
-		kind,
-		floor: start.floor,
-		cursor,
-		pending: [...pending]
-			.map(([id, { at, status }]): [string, number, string] => [id, at, status])
-			.sort((a, b) => a[1] - b[1])
-			.slice(-settings.maxRemembered),
-		done: [],
-		...(start.fp === undefined ? {} : { fp: start.fp }),
+	const ended = endPoll(poll, nowMs, remember);
+	// Oldest first; records sharing a time in the order the server received them (as its pages
+	// show it), then those a look-up found.
+	const rank = new Map<string, number>();
+	inTimeOrder(poll, [...poll.found, ...poll.sightings]).forEach((found, index) => {
+		if (!rank.has(found.key)) rank.set(found.key, index);
+	});
+	const rankOf = (id: string) => rank.get(id) ?? Number.MAX_SAFE_INTEGER;
+	emit.sort((a, b) => a.at - b.at || rankOf(a.id) - rankOf(b.id));
+	return {
+		state: {
+			v: 2,
+			kind,
+			window: ended.state,
+			pending: [...pending]
+				.sort(([, a], [, b]) => a.at - b.at)
+				.map(([id, { at, status, seen, check, ref, dated }]): PendingEntry => [
+					id,
+					at,
+					status,
+					seen,
+					check,
+					ref ?? [],
+					dated ? 1 : 0,
+				]),
+			...(start.fp === undefined ? {} : { fp: start.fp }),
+		},
+		emit: emit.map((e) => e.record),
+		pages: ended.pages,
+		lookups,
+		revisits,
+		...(ended.shortfall ? { shortfall: ended.shortfall } : {}),
+		newMayBeHidden: ended.newMayBeHidden,
+		...(ended.stopped ? { stopped: ended.stopped } : {}),
+		...(ended.steppedPast === undefined ? {} : { steppedPast: ended.steppedPast }),
+		skipped: ended.skipped,
+		undated,
+		expired,
+		overflowed,
+		gone,
+		deferred,
 	};
-	// Remember what was emitted or dropped while a later poll may return it again; no later
-	// poll reads before that (a wider window would otherwise bring back what was forgotten).
-	const keepFrom = outcomeSince({ ...next, done: [] }, settings);
-	next.floor = Math.max(next.floor, Math.min(keepFrom, nowMs + 1));
-	let kept = [...done].filter(([, at]) => at >= keepFrom);
-	if (kept.length > settings.maxRemembered) {
-		kept.sort((a, b) => b[1] - a[1]);
-		const boundary = kept[settings.maxRemembered][1];
-		kept = kept.filter(([, at]) => at > boundary);
-		// Past the ids dropped for room, never past now: no poll reads before it again.
-		next.floor = Math.min(Math.max(next.floor, boundary + 1), nowMs + 1);
-	}
-	next.done = kept.sort((a, b) => a[1] - b[1]);
-	return { state: next, emit: emit.map((e) => e.record), skipped };
 }

@@ -122,12 +122,32 @@ export async function startOf(
 }
 
 /** Whether a stored state is for another event or other filters (then it is started afresh). */
-export function forOtherFilters(ctx: IPollFunctions, storedFp: string | undefined, fp: string) {
+function forOtherFilters(ctx: IPollFunctions, storedFp: string | undefined, fp: string) {
 	if (storedFp === undefined || storedFp === fp) return false;
 	ctx.logger.info(
 		'Comms Account Trigger: the event or a filter changed since the last poll; starting again from now',
 	);
 	return true;
+}
+
+/**
+ * The state this trigger node stored under `key`, as `parse` reads it; undefined when there is
+ * none, when it cannot be read (said in n8n's log), or when it is for another event or other
+ * filters than `fp` (then the trigger starts afresh from now).
+ */
+export function storedState<T extends { fp?: string }>(
+	ctx: IPollFunctions,
+	key: string,
+	parse: (value: unknown) => T | undefined,
+	fp: string,
+): T | undefined {
+	const value = ctx.getWorkflowStaticData('node')[key];
+	const stored = parse(value);
+	if (value !== undefined && !stored)
+		ctx.logger.warn(
+			'Comms Account Trigger: the stored state could not be read; starting again from now',
+		);
+	return forOtherFilters(ctx, stored?.fp, fp) ? undefined : stored;
 }
 
 /** Triggers (workflow and node) that have already said their server sent entries that are not records. */

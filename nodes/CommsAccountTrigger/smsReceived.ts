@@ -8,37 +8,15 @@ import {
 	pageOrder,
 	type PageRequest,
 	parseState,
-	type PollOutcome,
 	runPoll,
 } from './cursor';
 import { fetchReceived } from './inbox';
 import { fingerprint } from './lifecycle';
-import {
-	apiNow,
-	forOtherFilters,
-	type PollSetup,
-	reportSkipped,
-	startOf,
-	withinBudget,
-} from './setup';
+import { reportPoll } from './report';
+import { apiNow, type PollSetup, reportSkipped, startOf, storedState, withinBudget } from './setup';
 
 /** Where the cursor lives in the node's static data. */
 const STATE_KEY = 'smsCursor';
-
-function report(ctx: IPollFunctions, outcome: PollOutcome): void {
-	reportSkipped(ctx, outcome.skipped, 'SMS');
-	if (outcome.newMayBeHidden) {
-		ctx.logger.warn(
-			outcome.shortfall === 'newestFirstFull'
-				? `Comms Account Trigger: more SMS arrived since the last poll than one page (200) holds, and the API returns the newest first, so the older of them could not be read. Split the trigger by Phone Number or Peer to stay under 200 per poll.`
-				: `Comms Account Trigger: more than one page (200) of SMS share one sent time, or the API ignored the since filter (${outcome.shortfall}); messages beyond the page could not be read.`,
-		);
-	} else if (outcome.shortfall === 'stopped') {
-		ctx.logger.info(
-			`Comms Account Trigger: poll budget reached after ${outcome.pages} pages; the rest is read on the next poll.`,
-		);
-	}
-}
 
 /** One scheduled (or publish-time) poll: reads from the cursor, stores it, returns what is new. */
 export async function pollSmsReceived(
@@ -54,13 +32,7 @@ export async function pollSmsReceived(
 		peer: filter.peer,
 	});
 
-	const staticData = ctx.getWorkflowStaticData('node');
-	let stored = parseState(staticData[STATE_KEY]);
-	if (staticData[STATE_KEY] !== undefined && !stored)
-		ctx.logger.warn(
-			'Comms Account Trigger: the stored cursor could not be read; starting again from now',
-		);
-	if (forOtherFilters(ctx, stored?.fp, fp)) stored = undefined;
+	const stored = storedState(ctx, STATE_KEY, parseState, fp);
 	const state: CursorState = stored
 		? { ...stored, fp }
 		: baseline(await startOf(ctx, fp, setup, async () => await read({ limit: 1 })), fp);
@@ -88,7 +60,8 @@ export async function pollSmsReceived(
 	);
 
 	// Every page of this poll has been read: only now does the cursor move.
-	staticData[STATE_KEY] = outcome.state as unknown as IDataObject;
-	report(ctx, outcome);
+	ctx.getWorkflowStaticData('node')[STATE_KEY] = outcome.state as unknown as IDataObject;
+	reportSkipped(ctx, outcome.skipped, 'SMS');
+	reportPoll(ctx, outcome, { records: 'SMS', time: 'sent time' });
 	return outcome.emit.length ? [ctx.helpers.returnJsonArray(outcome.emit as IDataObject[])] : null;
 }

@@ -13,7 +13,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { redactSecrets } from '../shared/secrets';
 import { EVENT_OPTIONS, eventItem, parseEvent, UNIFIED_EVENTS } from './event';
 import { quotePrefix } from '../shared/quote';
-import { webhookCredentials } from './credentialCache';
+import { forgetTrigger, webhookCredentials } from './credentialCache';
 import {
 	checkTimestamp,
 	DEFAULT_WINDOW_SECONDS,
@@ -209,6 +209,8 @@ export class CommsUnifiedTrigger implements INodeType {
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
+				// Unpublished: the credential kept for fast deliveries goes with it.
+				forgetTrigger(this.getWorkflow().id, this.getNode());
 				return true;
 			},
 		},

@@ -39,6 +39,8 @@ beforeEach(() => {
 	recentEvents.clear();
 	forgetCredentials();
 });
+// The kept credential's expiry timer must not outlive the file.
+afterAll(forgetCredentials);
 
 describe('__proto__, constructor and prototype are kept as plain own data (item 5)', () => {
 	const hostile = () =>

@@ -26,7 +26,10 @@ beforeAll(async () => {
 	stub = await startStubServer();
 	logs = captureLogs();
 });
-afterAll(() => stub.close());
+afterAll(() => {
+	forgetCredentials();
+	return stub.close();
+});
 beforeEach(() => {
 	recentEvents.clear();
 	forgetCredentials();

@@ -33,6 +33,7 @@ import {
 	type SmsOrder,
 } from '../../nodes/CommsAccountTrigger/cursor';
 import type { SmsPage } from '../../nodes/shared/smsPaging';
+import { replay } from '../support/replay';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
 const SECOND = 1000;
@@ -240,10 +241,12 @@ async function run(scenario: Scenario): Promise<RunResult> {
 		}
 	}
 	// Then the trigger keeps polling, undisturbed, until a poll finds nothing.
+	// A poll that read on from where the last one stopped (`resume`) has not read the window yet.
 	for (let i = 0; i < 200; i++) {
 		now += 30 * SECOND;
+		const resumed = stored !== undefined && JSON.parse(stored).resume !== undefined;
 		const outcome = await poll();
-		if (outcome && outcome.emit.length === 0 && outcome.shortfall !== 'stopped') break;
+		if (outcome && outcome.emit.length === 0 && !outcome.stopped && !resumed) break;
 	}
 	return { api, emitted, polls, baselineMs, probes };
 }
@@ -280,10 +283,12 @@ function checkAlways({ api, emitted, polls, baselineMs, probes }: RunResult): Me
 	// if it was newer than the cursor when it came, a poll warned of skipped new messages.
 	for (const m of lost) {
 		const after = polls.filter((p) => p.arrivedBefore > m.seq);
-		expect(
-			after.some((p) => p.outcome.shortfall !== undefined && p.outcome.shortfall !== 'stopped'),
-		).toBe(true);
-		if (after.length > 0 && m.sentAt >= after[0].startCursor)
+		// More than a page at one sentAt is said once, when a poll first finds the group overflow.
+		const groupOverflowSaid = polls.some(
+			(p) => p.outcome.steppedPast === m.sentAt && p.outcome.newMayBeHidden,
+		);
+		expect(groupOverflowSaid || after.some((p) => p.outcome.shortfall !== undefined)).toBe(true);
+		if (after.length > 0 && m.sentAt >= after[0].startCursor && !groupOverflowSaid)
 			expect(after.some((p) => p.outcome.newMayBeHidden)).toBe(true);
 	}
 	return lost;
@@ -368,7 +373,7 @@ describe('the SMS cursor against a model of the API', () => {
 					checkAlways(await run(scenario));
 				},
 			),
-			{ numRuns: 1500 },
+			replay(1500),
 		);
 	});
 
@@ -385,13 +390,11 @@ describe('the SMS cursor against a model of the API', () => {
 					const lost = checkAlways(result);
 					if (largestSameSentAt(result.api) < scenario.pageSize) {
 						expect(lost).toEqual([]);
-						expect(
-							result.polls.filter((p) => p.outcome.shortfall && p.outcome.shortfall !== 'stopped'),
-						).toEqual([]);
+						expect(result.polls.filter((p) => p.outcome.shortfall)).toEqual([]);
 					}
 				},
 			),
-			{ numRuns: 1500 },
+			replay(1500),
 		);
 	});
 
@@ -409,7 +412,7 @@ describe('the SMS cursor against a model of the API', () => {
 					if (result.api.overfull === 0) expect(lost).toEqual([]);
 				},
 			),
-			{ numRuns: 1500 },
+			replay(1500),
 		);
 	});
 
@@ -453,7 +456,7 @@ describe('the SMS cursor against a model of the API', () => {
 						expect(api.requests - before).toBeLessThanOrEqual(Math.ceil(count / 200) + 1);
 				},
 			),
-			{ numRuns: 25 },
+			replay(25),
 		);
 	});
 
@@ -485,7 +488,7 @@ describe('the SMS cursor against a model of the API', () => {
 						expect(outcome.state.seen.length).toBeLessThanOrEqual(8);
 				},
 			),
-			{ numRuns: 800 },
+			replay(800),
 		);
 	});
 });

@@ -167,20 +167,53 @@ describe('draining more than a page', () => {
 		expect(outcome).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: false });
 	});
 
-	it('a whole page at one sentAt cannot be paged past, in either order: it stops and says so', async () => {
+	it('a whole page at one sentAt is stepped past (since is inclusive to the millisecond): the rest at it are out of reach, what follows is read, and it says so', async () => {
 		for (const order of ['oldestFirst', 'newestFirst'] as const) {
 			const api = new Api(order);
 			api.add(at(1), at(1), at(1), at(1));
+			const [after] = api.add(at(2));
 			const outcome = await poll(api, baseline(at(1)), at(10));
-			expect(outcome.emit).toHaveLength(3);
-			expect(outcome).toMatchObject({ shortfall: 'sameSentAt', newMayBeHidden: true });
-			expect(api.requests).toHaveLength(1);
+			if (order === 'oldestFirst') {
+				// The page at 1 s, then from 1.001 s: the message after it.
+				expect(outcome.emit).toHaveLength(4);
+				expect(ids(outcome.emit).at(-1)).toBe(after);
+				expect(api.requests.map((r) => r.since)).toEqual([iso(at(1)), iso(at(1) + 1)]);
+				expect(outcome).toMatchObject({
+					shortfall: 'sameSentAt',
+					newMayBeHidden: true,
+					steppedPast: at(1),
+				});
+			} else {
+				// Newest first, the page shows the order and holds the newest: nothing to page.
+				expect(outcome).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true });
+			}
 		}
+	});
+
+	it('exactly a page at one sentAt, oldest first: stepped past, nothing lost, and the next polls do not stall on it', async () => {
+		const api = new Api('oldestFirst');
+		const group = api.add(at(1), at(1), at(1));
+		let outcome = await poll(api, baseline(at(0)), at(5));
+		expect(ids(outcome.emit)).toEqual(group);
+		const emitted = [...ids(outcome.emit)];
+		for (let i = 1; i <= 5; i++) {
+			const [next] = api.add(at(5 + i));
+			api.requests = [];
+			outcome = await poll(api, outcome.state, at(6 + i));
+			emitted.push(...ids(outcome.emit));
+			expect(ids(outcome.emit)).toEqual([next]);
+			// Never the same requests for ever: each poll gets past the page at 1 s (and re-reads
+			// the window before the cursor, a page more as it fills).
+			expect(api.requests[1]?.since).toBe(iso(at(1) + 1));
+			expect(api.requests.length).toBeLessThanOrEqual(2 + Math.ceil(i / 3));
+		}
+		expect(new Set(emitted).size).toBe(emitted.length);
 	});
 
 	it('a server that ignores since, or answers in no order, cannot make it loop', async () => {
 		const ignoring = new Api('oldestFirst');
 		ignoring.add(at(1), at(2), at(3), at(4));
+		// Every request answered as if since were 0 s: the second page is all older than asked.
 		const stuck = await runPoll(
 			baseline(at(0)),
 			async () => await ignoring.fetch({ since: iso(at(0)), limit: 3 }),
@@ -197,11 +230,15 @@ describe('draining more than a page', () => {
 			],
 		};
 		expect(pageOrder(page.messages)).toBe('unordered');
-		const unordered = await runPoll(baseline(at(0)), async () => page, {
-			settings: settings(),
-			now: () => at(10),
-		});
-		expect(unordered).toMatchObject({ shortfall: 'unordered', pages: 1 });
+		const requests: string[] = [];
+		const unordered = await runPoll(
+			baseline(at(0)),
+			async (r) => (requests.push(r.since), Date.parse(r.since) <= at(3) ? page : { messages: [] }),
+			{ settings: settings(), now: () => at(10) },
+		);
+		// Paged on from the newest time of the page, with a warning.
+		expect(unordered).toMatchObject({ shortfall: 'unordered', newMayBeHidden: true, pages: 2 });
+		expect(requests).toEqual([iso(at(0)), iso(at(3))]);
 		expect(ids(unordered.emit)).toEqual(['y', 'x', 'z']);
 	});
 });
@@ -238,14 +275,46 @@ describe('all or nothing', () => {
 			now: () => at(10),
 			keepReading: () => pages < 2,
 		});
-		expect(first).toMatchObject({ shortfall: 'stopped', pages: 2 });
+		expect(first).toMatchObject({ stopped: 'timeBudget', pages: 2 });
+		expect(first.shortfall).toBeUndefined();
 		expect(ids(first.emit)).toEqual(sent.slice(0, 5));
 		expect(first.state.cursor).toBe(at(5));
+		// The next poll reads on from where the first stopped, not from the window.
+		expect(first.state.resume).toBe(at(5));
+		api.requests = [];
 		const second = await poll(api, first.state, at(70));
+		expect(api.requests[0].since).toBe(iso(at(5)));
 		expect(ids(second.emit)).toEqual(sent.slice(5));
+		// Caught up: one more pass from the window the first poll began in, for late arrivals.
+		expect(second.state).toMatchObject({ resume: at(0) });
+		expect(second.state.sweep).toBeUndefined();
+		const [late] = api.add(at(3.5));
+		api.requests = [];
+		const third = await poll(api, second.state, at(71));
+		expect(api.requests[0].since).toBe(iso(at(0)));
+		expect(ids(third.emit)).toEqual([late]);
+		expect(third.state.resume).toBeUndefined();
 	});
 
-	it('the budget never stops a poll before it finds something new, so a dense look-back window cannot stall it', async () => {
+	it('a poll reads at most maxPages pages; the next polls read on, each message once', async () => {
+		const api = new Api('oldestFirst');
+		const sent = api.add(...Array.from({ length: 20 }, (_, i) => at(1 + i)));
+		let state = baseline(at(0));
+		const emitted: unknown[] = [];
+		const stops: unknown[] = [];
+		for (let i = 0; i < 6; i++) {
+			api.requests = [];
+			const outcome = await poll(api, state, at(30 + i), { maxPages: 2 });
+			expect(api.requests.length).toBeLessThanOrEqual(2);
+			emitted.push(...ids(outcome.emit));
+			stops.push(outcome.stopped);
+			state = outcome.state;
+		}
+		expect(emitted).toEqual(sent);
+		expect(stops.slice(0, 4)).toEqual(['pageBudget', 'pageBudget', 'pageBudget', 'pageBudget']);
+	});
+
+	it('a budget that stops every poll after one page cannot stall it: a dense look-back window is read on from where it stopped', async () => {
 		const api = new Api('oldestFirst');
 		const sent = api.add(at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8));
 		let state = baseline(at(0));
@@ -267,6 +336,8 @@ describe('all or nothing', () => {
 		const p = beginPoll(baseline(at(0)), settings());
 		readPage(p, { messages: [] });
 		stopPoll(p);
+		expect(endPoll(p, at(1))).toMatchObject({ newMayBeHidden: false });
+		expect(endPoll(p, at(1)).stopped).toBeUndefined();
 		expect(endPoll(p, at(1)).shortfall).toBeUndefined();
 	});
 
@@ -320,11 +391,39 @@ describe('the clock and the bounds', () => {
 		readPage(p, { messages: [{ id: 'odd' }, { id: 'a', sentAt: iso(at(2)) }] });
 		const outcome = endPoll(p, at(5));
 		expect(ids(outcome.emit)).toEqual(['a', 'odd']);
+		expect(outcome.undated).toBe(1);
 		expect(outcome.state.cursor).toBe(at(2));
-		expect(outcome.state.seen).toEqual([
-			['odd', at(2)],
-			['a', at(2)],
-		]);
+		expect(outcome.state.seen).toEqual([['a', at(2)]]);
+		// Remembered by id, as last read at 5 s.
+		expect(outcome.state.undated).toEqual([['odd', at(5)]]);
+	});
+
+	it('a message without a readable sentAt that the server keeps returning is emitted once, however long', async () => {
+		const odd = { id: 'odd', sentAt: 'yesterday-ish' };
+		let state = baseline(at(0));
+		const emitted: unknown[] = [];
+		// 30 polls a minute apart, the Late Arrival Window 5 minutes: 6 windows.
+		for (let i = 0; i < 30; i++) {
+			const outcome = await runPoll(state, async () => ({ messages: [odd] }), {
+				settings: settings({ lookBackMs: 5 * 60_000 }),
+				now: () => at(60 * (i + 1)),
+			});
+			emitted.push(...ids(outcome.emit));
+			state = parseState(JSON.parse(JSON.stringify(outcome.state))) as CursorState;
+		}
+		expect(emitted).toEqual(['odd']);
+	});
+
+	it('at most maxUndated ids of messages without a usable sentAt are kept, the least recently read going first', async () => {
+		const p = beginPoll(baseline(at(0)), settings({ pageSize: 10, maxUndated: 2 }));
+		readPage(p, { messages: [{ id: 'u1' }, { id: 'u2' }, { id: 'u3' }] });
+		const first = endPoll(p, at(5));
+		expect(first.state.undated?.map(([id]) => id)).toHaveLength(2);
+		const q = beginPoll(first.state, settings({ pageSize: 10, maxUndated: 2 }));
+		readPage(q, { messages: [{ id: 'u2' }, { id: 'u4' }] });
+		const second = endPoll(q, at(6));
+		expect(second.emit.map((r) => r.id)).toEqual(['u4']);
+		expect(second.state.undated?.map(([id]) => id).sort()).toEqual(['u2', 'u4']);
 	});
 
 	it('parseState takes only a state of ours', () => {

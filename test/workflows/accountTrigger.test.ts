@@ -704,3 +704,33 @@ describe("exactly once through n8n's lifecycle", () => {
 		expect(ids(await unfiltered.poll())).toEqual(idsOf(fresh));
 	});
 });
+
+describe('the credential', () => {
+	it("is read afresh each poll on the one poll context n8n's default path keeps for an active workflow: a changed Base URL takes effect at the next poll", async () => {
+		// Another API address, which refuses every key at once.
+		let reached = 0;
+		const other = http.createServer((_req, res) => {
+			reached++;
+			res.writeHead(401, { 'content-type': 'application/json' });
+			res.end(JSON.stringify({ success: false, error: 'invalid_api_key', message: 'No.' }));
+		});
+		await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+		try {
+			const credentials = accountCredentials(sandbox());
+			const harness = new PollHarness(triggerWorkflow(), { credentials, keepContext: true });
+			await harness.activate();
+			const sent = inject({});
+			expect(ids(await harness.poll())).toEqual(idsOf(sent));
+			// A poll that used the address kept from before would not reach the other one.
+			credentials.commsAccountApi.baseUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+			const moved = await harness.poll();
+			expect((moved.error as NodeApiError).failure).toEqual({ cause: 'credential-invalid' });
+			expect(reached).toBe(1);
+			credentials.commsAccountApi.baseUrl = sandbox().accountBaseUrl;
+			const more = inject({ sentAt: after(sent) });
+			expect(ids(await harness.poll())).toEqual(idsOf(more));
+		} finally {
+			await new Promise((resolve) => other.close(resolve));
+		}
+	});
+});

@@ -22,7 +22,10 @@ import {
 	type WebhookHarnessOptions,
 	type WorkflowJson,
 } from '../../harness';
-import { forgetCredentials } from '../../nodes/CommsUnifiedTrigger/credentialCache';
+import {
+	forgetCredentials,
+	keptCredentials,
+} from '../../nodes/CommsUnifiedTrigger/credentialCache';
 import {
 	bucketEnd,
 	DEFAULT_WINDOW_SECONDS,
@@ -189,6 +192,8 @@ beforeEach(() => {
 	recentEvents.clear();
 	forgetCredentials();
 });
+// The kept credential's expiry timer must not outlive the file.
+afterAll(forgetCredentials);
 
 describe('signed events start the workflow', () => {
 	it.each(ALL_EVENTS)(
@@ -483,6 +488,34 @@ describe('the credential, kept for a minute once it has verified a delivery', ()
 		const call = await h.deliver(signedWith('anything', 'email.delivered'));
 		expect(call.reply.status).toBe(401);
 		expect(logs.join('\n')).toContain('has no Webhook Secret');
+	});
+
+	it('is dropped when the workflow is unpublished, so a deleted credential leaves nothing behind', async () => {
+		const h = harness();
+		await h.activate();
+		expect(
+			(await h.deliver(signed(JSON.stringify(payload('sms.delivered'))))).execution,
+		).toBeDefined();
+		expect(keptCredentials()).toBe(1);
+		await h.deactivate();
+		expect(keptCredentials()).toBe(0);
+	});
+
+	it('is dropped when it expires, by a timer, with no further delivery', async () => {
+		const h = harness();
+		jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+		try {
+			expect(
+				(await h.deliver(signed(JSON.stringify(payload('call.completed'))))).execution,
+			).toBeDefined();
+			expect(keptCredentials()).toBe(1);
+			await jest.advanceTimersByTimeAsync(59_000);
+			expect(keptCredentials()).toBe(1);
+			await jest.advanceTimersByTimeAsync(2_000);
+			expect(keptCredentials()).toBe(0);
+		} finally {
+			jest.useRealTimers();
+		}
 	});
 });
 

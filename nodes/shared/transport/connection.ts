@@ -106,3 +106,12 @@ export function getConnection(ctx: CommsContext, credentialType: string): Promis
 	}
 	return connection;
 }
+
+/**
+ * Forgets the credential read for `ctx`. n8n keeps one poll context for every poll of an
+ * active workflow on its default poll path; a trigger calls this after each poll, so the key
+ * is read afresh next time and not held in memory between polls.
+ */
+export function forgetConnection(ctx: CommsContext): void {
+	connections.delete(ctx);
+}

@@ -21,6 +21,7 @@ export { forgetClaims } from './claims';
 export {
 	ACCOUNT_CREDENTIAL,
 	type CommsContext,
+	forgetConnection,
 	getConnection,
 	limiterScope,
 	UNIFIED_CREDENTIAL,

@@ -6,7 +6,11 @@
 // per event (SMS Received, Call Ended, SMS Delivered), are published into it while it runs;
 // an SMS burst, a call and a sent SMS follow at once, and n8n is restarted before the first
 // scheduled poll can emit them. Each record must then reach its workflow exactly once, the
-// trigger being found by its new name (commsAccountTrigger). Two n8n starts per path.
+// trigger being found by its new name (commsAccountTrigger). Before those records, 250 SMS are
+// sent and delivered at once, so more than a page of sent SMS comes between two polls of the
+// sandbox, which answers newest first: SMS Delivered emits the newest 200 (the record's SMS and
+// the 199 newest of the 250) once each, and says in n8n's log that the older ones could not be
+// read (a documented limit). Two n8n starts per path.
 
 import { expect, sandboxOf } from '../../comms.ts';
 import type { LiveContext, LiveScenario } from '../../rig/live-scenarios.ts';
@@ -20,7 +24,7 @@ import {
 	type AccountEvent,
 } from './event-workflows.ts';
 import { ownEnvironment, startOwnN8n, type PathName } from './own-n8n.ts';
-import { polls, sendRecords } from './records.ts';
+import { BULK, polls, sendBulk, sendRecords } from './records.ts';
 
 async function runPath(pathName: PathName, context: LiveContext): Promise<void> {
 	const sandbox = sandboxOf(context.server);
@@ -40,12 +44,15 @@ async function runPath(pathName: PathName, context: LiveContext): Promise<void> 
 			() => EVENTS.every((event) => polls(sandbox, event) > before[event]),
 			{ timeoutMs: 60000 },
 		);
-		// Right after publishing: the records, then a restart before a scheduled poll emits them.
+		// Right after publishing: more sent SMS than a page, the records, then a restart before a
+		// scheduled poll emits them.
+		const bulk = await sendBulk(sandbox, pathName);
 		const expected = await sendRecords(sandbox, pathName);
 		const early = EVENTS.map((event) => got(event).length);
 		await running.proc.stop();
+		const firstLog = running.proc.text();
 		log(
-			`  ${pathName}: published 3 workflows into a running n8n, sent 3 SMS, a call and an SMS, restarted n8n (${early.reduce((a, b) => a + b, 0)} items had arrived before the restart)`,
+			`  ${pathName}: published 3 workflows into a running n8n, sent ${BULK} SMS delivered at once, 3 SMS, a call and an SMS, restarted n8n (${early.reduce((a, b) => a + b, 0)} items had arrived before the restart)`,
 		);
 		running = await startOwnN8n(n8n, env, `n8n ${pathName} (restarted)`);
 
@@ -54,7 +61,7 @@ async function runPath(pathName: PathName, context: LiveContext): Promise<void> 
 			() =>
 				got('smsReceived').length >= 3 &&
 				got('callEnded').length >= 1 &&
-				got('smsDelivered').length >= 1,
+				got('smsDelivered').length >= 200,
 			{ timeoutMs: 200000, intervalMs: 1000 },
 		);
 		// One more poll of each event after that must bring nothing twice.
@@ -75,16 +82,27 @@ async function runPath(pathName: PathName, context: LiveContext): Promise<void> 
 			calls.length === 1 && calls[0].id === expected.callId && calls[0].status === 'busy',
 			`${pathName}: Call Ended gave ${JSON.stringify(calls)}, expected call ${expected.callId} once, busy`,
 		);
-		// The delivered record's id is not in the send result: one item, with its messageId.
-		const delivered = got('smsDelivered');
+		// Items carry their messageId (the record's id is not in the send result). Each once: the
+		// record's SMS, the newest 199 of the bulk, and (should a poll have come while the bulk was
+		// being sent) any of the bulk it saw then, tracked by id since.
+		const delivered = got('smsDelivered').map((b) => String(b.messageId));
+		const must = [expected.messageId, ...bulk.slice(BULK - 199)];
+		const allowed = new Set([expected.messageId, ...bulk]);
 		expect(
-			delivered.length === 1 &&
-				delivered[0].messageId === expected.messageId &&
-				delivered[0].status === 'delivered',
-			`${pathName}: SMS Delivered gave ${JSON.stringify(delivered)}, expected message ${expected.messageId} once`,
+			new Set(delivered).size === delivered.length &&
+				must.every((id) => delivered.includes(id)) &&
+				delivered.every((id) => allowed.has(id)) &&
+				got('smsDelivered').every((b) => b.status === 'delivered'),
+			`${pathName}: SMS Delivered gave ${delivered.length} items (${JSON.stringify(delivered.slice(0, 3))}...), expected ${expected.messageId} and the newest 199 of the bulk, each once`,
+		);
+		expect(
+			/more sent SMS arrived since the last poll than one page \(200\) holds, and the API returns the newest first/.test(
+				firstLog + running.proc.text(),
+			),
+			`${pathName}: n8n's log does not say that the older sent SMS could not be read`,
 		);
 		log(
-			`  ${pathName}: after the restart, 3 SMS, 1 ended call and 1 delivered SMS each reached their workflow once`,
+			`  ${pathName}: after the restart, 3 SMS, 1 ended call and 1 delivered SMS each reached their workflow once; of ${BULK} more SMS delivered between two polls (newest first), ${delivered.length - 1} came once each, and n8n's log said the older ones could not be read`,
 		);
 	} finally {
 		await running.proc.stop();

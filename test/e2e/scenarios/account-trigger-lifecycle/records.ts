@@ -56,3 +56,36 @@ export async function sendRecords(sandbox: CommsSandbox, pathName: string) {
 	});
 	return { smsIds: sms.map((m) => m.id), callId: call.callId, messageId: sent.messageId };
 }
+
+/** More SMS than a page (200), sent between two polls and delivered at once. */
+export const BULK = 250;
+
+/**
+ * `BULK` SMS sent (25 at a time, so they go out within a second or so) and delivered at once
+ * through the sandbox's control: resolves to their messageIds, oldest first.
+ */
+export async function sendBulk(sandbox: CommsSandbox, pathName: string): Promise<string[]> {
+	const sent: string[] = [];
+	for (let from = 0; from < BULK; from += 25) {
+		const batch = await Promise.all(
+			Array.from({ length: Math.min(25, BULK - from) }, (_, i) =>
+				accountPost(sandbox, '/v1/sms', {
+					phoneDocId: sandbox.numbers.main,
+					to: CUSTOMER,
+					message: `Bulk ${pathName} ${from + i}`,
+				}),
+			),
+		);
+		sent.push(...batch.map((result) => String(result.messageId)));
+	}
+	for (const messageId of sent) await sandbox.control.advance(messageId, { untilFinal: true });
+	// Oldest first, as the sandbox dates and orders them.
+	const views = await Promise.all(sent.map((messageId) => sandbox.control.get(messageId)));
+	return views
+		.sort(
+			(a, b) =>
+				Date.parse(String(a.record.sentAt)) - Date.parse(String(b.record.sentAt)) ||
+				String(a.record.id).localeCompare(String(b.record.id)),
+		)
+		.map((view) => String(view.record.messageId));
+}
