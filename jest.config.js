@@ -6,7 +6,7 @@ module.exports = {
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 	},
-	setupFiles: ['<rootDir>/test/setup-env.ts'],
+	setupFiles: ['<rootDir>/test/setupEnv.ts'],
 	testTimeout: 60000,
 	reporters: ['default', '<rootDir>/test/support/summaryReporter.js'],
 };

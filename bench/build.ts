@@ -7,7 +7,7 @@ import path from 'node:path';
 import type * as EnvironmentModule from '../harness/environment.ts';
 import type * as HarnessModule from '../harness/index.ts';
 import type * as SignatureModule from '../nodes/CommsUnifiedTrigger/signature.ts';
-import type * as SmsPagingModule from '../nodes/shared/smsPaging.ts';
+import type * as SmsPagingModule from '../nodes/shared/account/smsPaging.ts';
 import type * as SandboxModule from '../sandbox/index.ts';
 
 const require = createRequire(import.meta.url);

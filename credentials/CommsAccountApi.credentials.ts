@@ -12,7 +12,7 @@ import {
 	assertRequestTarget,
 	assertSafeUrl,
 	testRules,
-} from '../nodes/shared/credentialRules';
+} from '../nodes/shared/transport/credentialRules';
 
 const NOT_THE_ACCOUNT_API =
 	"This address does not answer like the Comms Account API. Check the Base URL: it is the API host from your provider's documentation, without /v1.";

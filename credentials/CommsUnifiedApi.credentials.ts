@@ -12,7 +12,7 @@ import {
 	assertSafeUrl,
 	assertUnifiedKey,
 	testRules,
-} from '../nodes/shared/credentialRules';
+} from '../nodes/shared/transport/credentialRules';
 
 const NOT_THE_UNIFIED_API =
 	'This address does not answer like the Comms Unified API. Check the Endpoint URL: it is the one address every Unified API request is posted to.';

@@ -24,5 +24,5 @@ export {
 } from './webhook';
 // For benchmarks, which run the API's limits on a shorter window: the limiter registry of the
 // very node code this harness loads.
-export { setSharedLimit } from '../nodes/shared/pacing';
+export { setSharedLimit } from '../nodes/shared/transport/pacing';
 export { limiterScope } from '../nodes/shared/transport';

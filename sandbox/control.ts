@@ -19,7 +19,7 @@ import {
 	positiveInteger,
 	SETTING_NAMES,
 	timestamp,
-} from './control-input';
+} from './controlInput';
 import { aiCallRecord, MANUAL_SCRIPTS, AI_SCRIPTS, manualCallRecord } from './calls';
 import { formatPounds, penceToUnits, unitsToPence } from './billing';
 import { iso } from './clock';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 
 import { handleAccount, isAccountPath } from './account';
 import { SandboxControl } from './control';
-import { CONTROL_PREFIX, handleControl } from './control-routes';
+import { CONTROL_PREFIX, handleControl } from './controlRoutes';
 import {
 	BodyTooLarge,
 	queryObject,

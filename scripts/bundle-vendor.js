@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles libphonenumber-js (with its `min` metadata), once, into dist/ in place of the
-// re-export tsc emitted for nodes/shared/vendor/libphonenumber.ts: the package then has no
-// runtime dependency, and every node reaches the one copy through nodes/shared/phone.
+// re-export tsc emitted for nodes/shared/parameters/vendor/libphonenumber.ts: the package then has no
+// runtime dependency, and every node reaches the one copy through nodes/shared/parameters/phoneNumbers.
 // esbuild's target is the oldest Node.js that package.json's `engines` allows
 // (scripts/oldest-node.js). Run after tsc.
 'use strict';
@@ -10,7 +10,7 @@ const esbuild = require('esbuild');
 const { oldestNodeVersion } = require('./oldest-node.js');
 
 const root = path.join(__dirname, '..');
-const ENTRY = 'nodes/shared/vendor/libphonenumber.ts';
+const ENTRY = 'nodes/shared/parameters/vendor/libphonenumber.ts';
 
 /** `>=22.0.0` -> `node22.0.0`: esbuild's name for the oldest Node.js the package runs on. */
 function targetFromEngines() {

@@ -7,14 +7,17 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { findOperation, type OperationTable, runItems } from '../shared/items';
-import { runOrWait, sendAndWaitWebhook, sendAndWaitWebhooks } from '../shared/sendAndWait';
-import { withToolActions } from '../shared/tool';
-import { getNumbers, getSmsNumbers } from '../shared/numbers';
+import { findOperation, type OperationTable } from '../shared/runtime/operation';
+import { runItems } from '../shared/runtime/runItems';
+import { sendAndWaitWebhooks } from '../shared/runtime/sendAndWait/description';
+import { runOrWait } from '../shared/runtime/sendAndWait/wait';
+import { sendAndWaitWebhook } from '../shared/runtime/sendAndWait/webhook';
+import { withToolActions } from '../shared/runtime/toolActions';
+import { getNumbers, getSmsNumbers } from '../shared/account/numbersList';
 import { callDescription, callOperations } from './resources/call';
 import { numberDescription, numberOperations } from './resources/number';
 import { smsDescription, smsOperations } from './resources/sms';
-import { quotePrefix } from '../shared/quote';
+import { quotePrefix } from '../shared/parameters/quotePrefix';
 import { accountToolActions } from './tool';
 
 /** Every resource of the node and its operations, as the Resource and Operation options offer them. */

@@ -1,8 +1,8 @@
 /**
  * Each Comms Account operation's action: its short name, then what an AI agent using the node as
- * a tool needs (nodes/shared/tool.ts says why it is the action that carries it).
+ * a tool needs (nodes/shared/runtime/toolActions.ts says why it is the action that carries it).
  */
-import { E164, REAL_SEND, type ToolActions } from '../shared/tool';
+import { E164, REAL_SEND, type ToolActions } from '../shared/runtime/toolActions';
 
 const FROM = 'Phone Number: the phoneDocId to send from (see Get many numbers)';
 

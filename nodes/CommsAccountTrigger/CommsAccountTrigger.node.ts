@@ -7,14 +7,14 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { defaultCountryOption, phoneDocIdLocator } from '../shared/descriptions';
-import { getNumbers } from '../shared/numbers';
+import { defaultCountryOption, phoneDocIdLocator } from '../shared/parameters/descriptions';
+import { getNumbers } from '../shared/account/numbersList';
 import { ACCOUNT_CREDENTIAL, forgetConnection, getConnection } from '../shared/transport';
-import { DEFAULT_LOOK_BACK_MINUTES } from './cursor';
-import { latestReceived } from './inbox';
-import { claimPoll } from './lifecycle';
-import { type CallMode, pollOutcomeEvent, testOutcomeEvent } from './outcomeEvents';
-import { declared, readFilter, readSetup } from './setup';
+import { DEFAULT_LOOK_BACK_MINUTES } from './historyCursor';
+import { latestReceived } from './smsHistoryReads';
+import { claimPoll } from './pollLifecycle';
+import { type CallMode, pollOutcomeEvent, testOutcomeEvent } from './callEndedAndSmsDelivered';
+import { declared, readFilter, readSetup } from './pollSettings';
 import { pollSmsReceived } from './smsReceived';
 
 type TriggerEvent = 'smsReceived' | 'callEnded' | 'smsDelivered';

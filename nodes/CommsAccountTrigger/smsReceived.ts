@@ -9,11 +9,18 @@ import {
 	type PageRequest,
 	parseState,
 	runPoll,
-} from './cursor';
-import { fetchReceived } from './inbox';
-import { fingerprint } from './lifecycle';
-import { reportPoll } from './report';
-import { apiNow, type PollSetup, reportSkipped, startOf, storedState, withinBudget } from './setup';
+} from './historyCursor';
+import { fetchReceived } from './smsHistoryReads';
+import { fingerprint } from './pollLifecycle';
+import { reportPoll } from './pollWarnings';
+import {
+	apiNow,
+	type PollSetup,
+	reportSkipped,
+	startOf,
+	storedState,
+	withinBudget,
+} from './pollSettings';
 
 /** Where the cursor lives in the node's static data. */
 const STATE_KEY = 'smsCursor';

@@ -7,15 +7,18 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { findOperation, type OperationTable, runItems } from '../shared/items';
-import { runOrWait, sendAndWaitWebhook, sendAndWaitWebhooks } from '../shared/sendAndWait';
-import { withToolActions } from '../shared/tool';
+import { findOperation, type OperationTable } from '../shared/runtime/operation';
+import { runItems } from '../shared/runtime/runItems';
+import { sendAndWaitWebhooks } from '../shared/runtime/sendAndWait/description';
+import { runOrWait } from '../shared/runtime/sendAndWait/wait';
+import { sendAndWaitWebhook } from '../shared/runtime/sendAndWait/webhook';
+import { withToolActions } from '../shared/runtime/toolActions';
 import { UNIFIED_CREDENTIAL } from '../shared/transport';
 import { aiDescription, aiOperations } from './resources/ai';
 import { emailDescription, emailOperations } from './resources/email';
 import { smsDescription, smsOperations } from './resources/sms';
 import { voiceDescription, voiceOperations } from './resources/voice';
-import { quotePrefix } from '../shared/quote';
+import { quotePrefix } from '../shared/parameters/quotePrefix';
 import { unifiedToolActions } from './tool';
 
 /** Every service of the node (its resources) and their operations. */

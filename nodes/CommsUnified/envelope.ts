@@ -10,14 +10,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { UnifiedKeyMode } from '../shared/credentialRules';
-import { executionRecord } from '../shared/executionMemory';
-import type { UnifiedService } from '../shared/pacing';
-import { options, shown } from '../shared/params';
+import { executionRecord } from '../shared/runtime/executionMemory';
+import { options, shown } from '../shared/parameters/nodeParameters';
 import {
 	outcomeOf,
 	UNIFIED_CREDENTIAL,
 	unifiedApiRequest,
+	type UnifiedKeyMode,
+	type UnifiedService,
 	type UnifiedSuccess,
 	withOutcome,
 } from '../shared/transport';

@@ -5,8 +5,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { optionalString, phoneNumber, requiredString, shown } from '../shared/params';
-import { textOf } from '../shared/values';
+import {
+	optionalString,
+	phoneNumber,
+	requiredString,
+	shown,
+} from '../shared/parameters/nodeParameters';
+import { textOf } from '../shared/parameters/expressionValues';
 
 function fail(ctx: IExecuteFunctions, i: number, message: string, description?: string): never {
 	throw new NodeOperationError(ctx.getNode(), message, { itemIndex: i, description });

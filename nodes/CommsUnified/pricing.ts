@@ -3,7 +3,7 @@
  *
  * Money is counted in hundredths of a penny (units), so that 0.15p emails add up exactly.
  */
-import type { UnifiedService } from '../shared/pacing';
+import type { UnifiedService } from '../shared/transport';
 
 /** The spec's price table, in pence (1 credit = 1p). */
 export const PRICES = {

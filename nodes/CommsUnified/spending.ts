@@ -33,7 +33,7 @@ export type Decision =
 	| { kind: 'go'; reservation: Reservation }
 	| { kind: 'refused'; priceUnits: number; spentUnits: number; capUnits: number };
 
-/** Where the spend is kept: the execution's record, saved with it (see executionMemory.ts). */
+/** Where the spend is kept: the execution's record, saved with it (see nodes/shared/runtime/executionMemory.ts). */
 export interface SpendStore {
 	spentUnits?: unknown;
 }

@@ -10,9 +10,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { redactSecrets } from '../shared/secrets';
+import { redactSecrets } from '../shared/transport';
 import { EVENT_OPTIONS, eventItem, parseEvent, UNIFIED_EVENTS } from './event';
-import { quotePrefix } from '../shared/quote';
+import { quotePrefix } from '../shared/parameters/quotePrefix';
 import { forgetTrigger, webhookCredentials } from './credentialCache';
 import {
 	checkTimestamp,

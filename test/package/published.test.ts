@@ -28,7 +28,7 @@ import { PackageDirectoryLoader } from 'n8n-core';
 import type { Icon, INodeType } from 'n8n-workflow';
 
 import { PollHarness, runWorkflow, singleNodeWorkflow } from '../../harness';
-import type { RateLimit, RateLimiter } from '../../nodes/shared/pacing';
+import type { RateLimit, RateLimiter } from '../../nodes/shared/transport/pacing';
 import type { limiterScope } from '../../nodes/shared/transport';
 import {
 	ensureOldestNode,
@@ -51,7 +51,7 @@ const entries = [...manifest.n8n.nodes, ...manifest.n8n.credentials];
 /** What the scanner's no-restricted-imports allows that a file of ours may need at run time. */
 const ALLOWED_AT_RUN_TIME = new Set(['n8n-workflow', 'crypto', 'node:crypto']);
 /** The one file libphonenumber-js is bundled into. */
-const VENDOR = 'dist/nodes/shared/vendor/libphonenumber.js';
+const VENDOR = 'dist/nodes/shared/parameters/vendor/libphonenumber.js';
 
 let tarballFiles: string[];
 let tarball: string;
@@ -167,10 +167,12 @@ describe('the published package', () => {
 		expect(problems).toEqual([]);
 	});
 
-	it('bundles libphonenumber-js once, into a file of its own that nodes/shared/phone requires', () => {
+	it('bundles libphonenumber-js once, into a file of its own that nodes/shared/parameters/phoneNumbers requires', () => {
 		const bundling = distJs().filter((file) => read(file).includes('libphonenumber-js'));
 		expect(bundling).toEqual([VENDOR]);
-		expect(read('dist/nodes/shared/phone.js')).toContain('require("./vendor/libphonenumber")');
+		expect(read('dist/nodes/shared/parameters/phoneNumbers.js')).toContain(
+			'require("./vendor/libphonenumber")',
+		);
 	});
 });
 
@@ -296,7 +298,7 @@ describe('one state for every node of the installed package', () => {
 
 	it('has exactly one file in dist/ that defines the limiter registry', () => {
 		const defining = distJs().filter((file) => /function sharedLimiter\(/.test(read(file)));
-		expect(defining).toEqual(['dist/nodes/shared/pacing.js']);
+		expect(defining).toEqual(['dist/nodes/shared/transport/pacing.js']);
 	});
 
 	it('counts the Comms Account node and the Account trigger, loaded as n8n loads them, on one limiter per key', async () => {
@@ -309,10 +311,15 @@ describe('one state for every node of the installed package', () => {
 		const { apiKey, baseUrl } = credentials.commsAccountApi;
 		// The registry of the installed package, as the nodes n8n loaded reach it.
 		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the installed copy, by path
-		const pacing = require(path.join(installed, 'dist', 'nodes', 'shared', 'pacing.js')) as {
+		const pacing = require(
+			path.join(installed, 'dist', 'nodes', 'shared', 'transport', 'pacing.js'),
+		) as {
 			sharedLimiter(scope: string, limit: RateLimit): RateLimiter;
-			ACCOUNT_LIMIT: RateLimit;
 		};
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the installed copy, by path
+		const { accountApi } = require(
+			path.join(installed, 'dist', 'nodes', 'shared', 'transport', 'accountApi.js'),
+		) as { accountApi: { limitOf(): RateLimit } };
 		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the installed copy, by path
 		const transport = require(
 			path.join(installed, 'dist', 'nodes', 'shared', 'transport', 'index.js'),
@@ -320,7 +327,7 @@ describe('one state for every node of the installed package', () => {
 			limiterScope: typeof limiterScope;
 		};
 		const scope = transport.limiterScope('account', apiKey, baseUrl);
-		const limiter = () => pacing.sharedLimiter(scope, pacing.ACCOUNT_LIMIT);
+		const limiter = () => pacing.sharedLimiter(scope, accountApi.limitOf());
 		const requests = () => sandbox().requests().length;
 		expect(limiter().used).toBe(0);
 
@@ -362,7 +369,7 @@ describe('one state for every node of the installed package', () => {
 
 	it('reaches the test-only setters from nothing it runs', () => {
 		const setters: Record<string, string> = {
-			setSharedLimit: 'dist/nodes/shared/pacing.js',
+			setSharedLimit: 'dist/nodes/shared/transport/pacing.js',
 			setRequestTimeout: 'dist/nodes/shared/transport/timeout.js',
 		};
 		for (const [setter, definedIn] of Object.entries(setters)) {

@@ -12,9 +12,9 @@ import {
 	isLoopbackHost,
 	MAX_URL_LENGTH,
 	trimTrailingSlashes,
-} from '../../nodes/shared/credentialRules';
-import { QUOTE_MAX, quotePrefix } from '../../nodes/shared/quote';
-import { redactSecrets } from '../../nodes/shared/secrets';
+} from '../../nodes/shared/transport/credentialRules';
+import { QUOTE_MAX, quotePrefix } from '../../nodes/shared/parameters/quotePrefix';
+import { redactSecrets } from '../../nodes/shared/transport/secrets';
 import { CommsAccountApi } from '../../credentials/CommsAccountApi.credentials';
 import { TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../nodes/shared/clock';
+import type { Clock } from '../../nodes/shared/transport/clock';
 
 /** A clock that moves only when told to, firing due timers in order. */
 export class FakeClock implements Clock {

@@ -5,9 +5,9 @@
  * way the transport does: a place from the limiter, the request, the limiter told how it
  * ended, and on a 429 the retry decision of retry.ts (its wait, and the hold on the key).
  */
-import type { Clock } from '../../nodes/shared/clock';
-import { RateLimiter, type RateLimit } from '../../nodes/shared/pacing';
-import { decideRetry } from '../../nodes/shared/retry';
+import type { Clock } from '../../nodes/shared/transport/clock';
+import { RateLimiter, type RateLimit } from '../../nodes/shared/transport/pacing';
+import { decideRetry } from '../../nodes/shared/transport/retry';
 
 interface Timer {
 	at: number;

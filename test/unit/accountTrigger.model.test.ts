@@ -43,15 +43,15 @@ import {
 	parseState,
 	runPoll,
 	type SmsOrder,
-} from '../../nodes/CommsAccountTrigger/cursor';
+} from '../../nodes/CommsAccountTrigger/historyCursor';
 import {
 	DEFAULT_OUTCOME_SETTINGS,
 	outcomeBaseline,
 	type OutcomeSettings,
 	parseOutcomeState,
 	pollOutcomes,
-} from '../../nodes/CommsAccountTrigger/outcomes';
-import type { SmsPage, SmsRecord } from '../../nodes/shared/smsPaging';
+} from '../../nodes/CommsAccountTrigger/pendingRecords';
+import type { SmsPage, SmsRecord } from '../../nodes/shared/account/smsPaging';
 import { replay } from '../support/replay';
 
 type EventKind = 'smsReceived' | 'smsDelivered' | 'callEnded';

@@ -5,7 +5,7 @@ import {
 	assertUnifiedKey,
 	canonicalAddress,
 	isLoopbackHost,
-} from '../../nodes/shared/credentialRules';
+} from '../../nodes/shared/transport/credentialRules';
 import { limiterScope } from '../../nodes/shared/transport';
 
 describe('key prefixes', () => {

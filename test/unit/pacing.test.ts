@@ -1,4 +1,4 @@
-import { RateLimiter } from '../../nodes/shared/pacing';
+import { RateLimiter } from '../../nodes/shared/transport/pacing';
 import { FakeClock, flush } from '../support/fakeClock';
 import { NodeLikeClock } from '../support/nodeLikeClock';
 

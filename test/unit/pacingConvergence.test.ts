@@ -5,12 +5,9 @@
  * a hundred random schedules of up to 1,200 requests each, with the transport's own retry decisions.
  */
 import fc from 'fast-check';
-import {
-	ACCOUNT_LIMIT,
-	RateLimiter,
-	SPREAD_OF_WINDOW,
-	UNIFIED_LIMITS,
-} from '../../nodes/shared/pacing';
+import { ACCOUNT_LIMIT } from '../../nodes/shared/transport/accountApi';
+import { RateLimiter, SPREAD_OF_WINDOW } from '../../nodes/shared/transport/pacing';
+import { UNIFIED_LIMITS } from '../../nodes/shared/transport/unifiedApi';
 import { FakeClock } from '../support/fakeClock';
 import { leastMs, runModel } from '../support/rateModel';
 

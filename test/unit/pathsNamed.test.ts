@@ -47,6 +47,16 @@ const PATH = new RegExp(
 /** Paths of files that are made, not kept (the build, the run's outputs, the user's own n8n). */
 const MADE = /^(dist|build|\.e2e|\.dev|\.tools|coverage|node_modules)\//;
 
+/**
+ * A file named alone in a doc or comment (`see recovery.ts`) is one of the repository's files, by
+ * name: a renamed file leaves no comment naming what it was called.
+ */
+const BARE = /(?<![\w./@-])([A-Za-z][\w-]*\.ts)\b(?![\w/-])/g;
+const BASENAMES = new Set(tracked.map((file) => path.basename(file)));
+/** Files of other projects the docs name: n8n's own sources, and what n8n builds from ours. */
+const ELSEWHERE = ['WorkflowExecute.ts', 'NodeExecuteFunctions.ts'];
+let checkedBare = 0;
+
 /** How many paths were checked, so that a pattern gone wrong cannot pass by checking none. */
 let checked = 0;
 
@@ -72,6 +82,13 @@ function problemsIn(file: string): string[] {
 		if (!fs.existsSync(path.join(ROOT, resolved)))
 			problems.push(`${file}: names ${named}, which is not in the repository`);
 	}
+	if (/\.(md|ts)$/.test(file)) {
+		for (const [, named] of text.matchAll(BARE)) {
+			checkedBare += 1;
+			if (!BASENAMES.has(named) && !ELSEWHERE.includes(named))
+				problems.push(`${file}: names ${named}, which no file of the repository is called`);
+		}
+	}
 	return problems;
 }
 
@@ -79,4 +96,5 @@ it('every path a doc or comment names is in the repository, and nothing points o
 	expect(tracked.length).toBeGreaterThan(100);
 	expect(tracked.flatMap(problemsIn)).toEqual([]);
 	expect(checked).toBeGreaterThan(300);
+	expect(checkedBare).toBeGreaterThan(100);
 });

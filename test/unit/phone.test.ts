@@ -1,4 +1,4 @@
-import { normalisePhoneNumber, PhoneNumberError } from '../../nodes/shared/phone';
+import { normalisePhoneNumber, PhoneNumberError } from '../../nodes/shared/parameters/phoneNumbers';
 
 const to = (value: unknown, defaultCountry?: string) =>
 	normalisePhoneNumber(value, { parameter: 'To', defaultCountry });

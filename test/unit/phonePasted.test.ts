@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 
-import { normalisePhoneNumber, PhoneNumberError } from '../../nodes/shared/phone';
+import { normalisePhoneNumber, PhoneNumberError } from '../../nodes/shared/parameters/phoneNumbers';
 
 const to = (value: unknown, defaultCountry?: string) =>
 	normalisePhoneNumber(value, { parameter: 'To', defaultCountry });

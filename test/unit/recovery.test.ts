@@ -8,17 +8,18 @@ import fc from 'fast-check';
 import { flush } from '../support/fakeClock';
 import {
 	callIds,
-	ClaimLedger,
-	LookupGate,
 	latestSentSms,
-	lookupSince,
 	matchCreatedCall,
 	matchSentSms,
+	smsIds,
+} from '../../nodes/shared/account/recoveryMatching';
+import { ClaimLedger, LookupGate } from '../../nodes/shared/transport/recoveryClaims';
+import {
+	lookupSince,
 	SINCE_MARGIN_MS,
 	SINCE_MARGIN_UNKNOWN_CLOCK_MS,
 	serverClockOf,
-	smsIds,
-} from '../../nodes/shared/recovery';
+} from '../../nodes/shared/transport/serverClock';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const at = (offsetMs: number) => new Date(T0 + offsetMs).toISOString();

@@ -7,8 +7,8 @@ import {
 	lookupSchedule,
 	parseRetryAfter,
 	TimeoutBreaker,
-} from '../../nodes/shared/retry';
-import { MAX_PAUSE_MS } from '../../nodes/shared/pacing';
+} from '../../nodes/shared/transport/retry';
+import { MAX_PAUSE_MS } from '../../nodes/shared/transport/pacing';
 
 describe('parseRetryAfter', () => {
 	it('reads seconds', () => expect(parseRetryAfter('7', 0)).toBe(7000));

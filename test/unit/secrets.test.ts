@@ -1,4 +1,4 @@
-import { redactSecrets } from '../../nodes/shared/secrets';
+import { redactSecrets } from '../../nodes/shared/transport/secrets';
 
 describe('redactSecrets', () => {
 	const secret = 'whsec_plain_secret_value';

@@ -18,8 +18,8 @@ import {
 	type PageRequest,
 	parseState,
 	runPoll,
-} from '../../nodes/CommsAccountTrigger/cursor';
-import type { SmsPage } from '../../nodes/shared/smsPaging';
+} from '../../nodes/CommsAccountTrigger/historyCursor';
+import type { SmsPage } from '../../nodes/shared/account/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
 const SECOND = 1000;

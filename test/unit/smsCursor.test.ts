@@ -15,8 +15,8 @@ import {
 	runPoll,
 	type SmsOrder,
 	stopPoll,
-} from '../../nodes/CommsAccountTrigger/cursor';
-import type { SmsPage, SmsRecord } from '../../nodes/shared/smsPaging';
+} from '../../nodes/CommsAccountTrigger/historyCursor';
+import type { SmsPage, SmsRecord } from '../../nodes/shared/account/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
 const at = (seconds: number) => T0 + seconds * 1000;

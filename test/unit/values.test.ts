@@ -6,7 +6,12 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 
-import { instantOf, integerOf, textOf, wallTimeToUtc } from '../../nodes/shared/values';
+import {
+	instantOf,
+	integerOf,
+	textOf,
+	wallTimeToUtc,
+} from '../../nodes/shared/parameters/expressionValues';
 
 const ZONES = [
 	'UTC',

@@ -1,7 +1,7 @@
 /**
  * What holds for an execution holds across n8n parking it: the Spending Cap's spend and the
  * memory of what a failed node run carried out live in the data n8n saves with the execution
- * (nodes/shared/executionMemory.ts), not in the engine or the process. A parked execution is
+ * (nodes/shared/runtime/executionMemory.ts), not in the engine or the process. A parked execution is
  * resumed here as n8n does it: its saved data through JSON, run by a new engine with a new
  * cancel signal (harness `resumeWorkflow`); the editor's Retry of a failed execution likewise
  * (`retryFailedExecution`). The real n8n runs the same with a Wait of 70 s and a restart while it

@@ -8,7 +8,8 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { runWorkflow } from '../../harness';
-import { answerOf, answerPage } from '../../nodes/shared/sendAndWait';
+import { answerPage } from '../../nodes/shared/runtime/sendAndWait/page';
+import { answerOf } from '../../nodes/shared/runtime/sendAndWait/webhook';
 import { TEST_NUMBERS } from '../../sandbox';
 import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';

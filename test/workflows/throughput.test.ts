@@ -6,7 +6,8 @@
  */
 import { runWorkflow } from '../../harness';
 import { TEST_NUMBERS } from '../../sandbox';
-import { ACCOUNT_LIMIT, setSharedLimit } from '../../nodes/shared/pacing';
+import { ACCOUNT_LIMIT } from '../../nodes/shared/transport/accountApi';
+import { setSharedLimit } from '../../nodes/shared/transport/pacing';
 import { limiterScope } from '../../nodes/shared/transport';
 import { accountCredentials, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';

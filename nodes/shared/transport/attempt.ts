@@ -4,13 +4,28 @@
  */
 import type { IDataObject, IHttpRequestMethods, NodeApiError } from 'n8n-workflow';
 
-import type { ErrorDescription } from '../errors';
-import type { RateLimiter } from '../pacing';
-import type { LookupResult, LookupWindow } from '../recovery';
-import type { CommsContext } from './connection';
+import type { ErrorDescription } from './answers';
+import { type RateLimit, type RateLimiter, sharedLimiter } from './pacing';
+import type { CommsContext, Connection } from './connection';
+
+/** What a look-up found. */
+export type LookupResult =
+	/** The request's record, in the shape of the create result, and the identifiers to claim. */
+	| { kind: 'found'; result: IDataObject; ids: string[] }
+	/** The history shows the request was not carried out: it may be sent again. */
+	| { kind: 'absent' }
+	/** The history cannot tell (ambiguous, incomplete or unreadable): why, in a sentence. */
+	| { kind: 'undecided'; reason: string };
+
+/** Where in time to look, and which records other items of this execution already own. */
+export interface LookupWindow {
+	/** Records from before this instant (epoch ms, server time) are not the request's. */
+	sinceMs: number;
+	isClaimed(ids: string[]): boolean;
+}
 
 /**
- * A write the transport can look up when its outcome is unknown (see `accountLookups.ts`). Without
+ * A write the transport can look up when its outcome is unknown (see `../account/recoveryLookups.ts`). Without
  * one, a write whose outcome is unknown is never sent again.
  */
 export interface Reconcile {
@@ -32,18 +47,40 @@ export interface Reconcile {
 	find(ctx: CommsContext, window: LookupWindow, itemIndex?: number): Promise<LookupResult>;
 }
 
+/**
+ * What the transport needs to know of one API: its name, credential and limits, what its
+ * success, its error shape and its documented refusals look like, and its wording. One per API:
+ * `accountApi.ts`, `unifiedApi.ts`.
+ */
+export interface ApiProfile {
+	/** "Comms Account API", as messages name it. */
+	name: string;
+	/** The n8n credential type its requests are sent with. */
+	credential: string;
+	/** The credential field holding the address, and what belongs there, for "does not answer like the API". */
+	addressField: string;
+	addressHint: string;
+	/** The documented rate limit of a key, in one lane (a Unified service) or for the whole API. */
+	limitOf(lane?: string): RateLimit;
+	/** A complete, valid success body. */
+	isSuccess(body: unknown): boolean;
+	/** The API's own documented refusal: nothing was done. */
+	isRefusal(status: number, body: unknown): boolean;
+	/** The API's own code, when the body is in its error shape. */
+	errorCodeOf(body: unknown): string | undefined;
+	describe(status: number, body: unknown): ErrorDescription;
+}
+
+/** One request, and what to say and do when its outcome is unknown. */
 export interface Attempt {
+	profile: ApiProfile;
+	/** The limit lane within the key (a Unified service); none for the Account API. */
+	lane?: string;
 	method: IHttpRequestMethods;
 	url: string;
 	qs?: IDataObject;
 	body?: () => IDataObject;
 	itemIndex?: number;
-	limiter: RateLimiter;
-	api: 'account' | 'unified';
-	describe: (status: number, body: unknown) => ErrorDescription;
-	apiName: string;
-	/** The credential field holding the address, for "does not answer like the API". */
-	addressField: string;
 	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
 	action: string;
 	/** What to check, when its outcome is unknown and it cannot be looked up. */
@@ -51,6 +88,12 @@ export interface Attempt {
 	reconcile?: Reconcile;
 	/** The longest any one wait may be (a poll must not outlast its interval); default 120 s. */
 	maxWaitMs?: number;
+}
+
+/** The process-wide limiter of the attempt's key and lane. */
+export function limiterOf(connection: Connection, attempt: Attempt): RateLimiter {
+	const scope = attempt.lane ? `${connection.scope}:${attempt.lane}` : connection.scope;
+	return sharedLimiter(scope, attempt.profile.limitOf(attempt.lane));
 }
 
 /** How an attempt ended. */

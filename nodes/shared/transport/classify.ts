@@ -2,7 +2,7 @@
  * Reading how an attempt ended. For a write (anything that sends, calls or spends) an ending is:
  *
  * - `success` only on a complete answer that is the API's own success body;
- * - `refused` only on the API's own documented refusal, in its own error shape (errors.ts);
+ * - `refused` only on the API's own documented refusal, in its own error shape (the API's profile: accountApi.ts, unifiedApi.ts);
  * - `rateLimited` on 429, which the API documents as "retry with backoff": a refusal too;
  * - `notSent` only when it is proven that nothing reached the server (proof.ts);
  * - `unknown` in every other case, whatever the status, code or message.
@@ -11,17 +11,9 @@
  */
 import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 
-import { CredentialRuleError } from '../credentialRules';
-import {
-	describeNotTheApi,
-	isAccountErrorBody,
-	isAccountRefusal,
-	isAccountSuccessBody,
-	isUnifiedErrorBody,
-	isUnifiedRefusal,
-	isUnifiedSuccessBody,
-} from '../errors';
-import { redactSecrets } from '../secrets';
+import { CredentialRuleError } from './credentialRules';
+import { describeNotTheApi } from './answers';
+import { redactSecrets } from './secrets';
 import type { Attempt, Ending } from './attempt';
 import type { CommsContext, Connection } from './connection';
 import { answerError, apiError } from './nodeErrors';
@@ -47,26 +39,23 @@ export function classifyResponse(
 	body: unknown,
 	retryAfterMs: number | undefined,
 ): Ending {
-	const account = attempt.api === 'account';
+	const { profile } = attempt;
 	const where = redactSecrets(connection.url, connection.secrets);
-	const notTheApi = describeNotTheApi(attempt.apiName, where, attempt.addressField, status, body);
+	const notTheApi = describeNotTheApi(profile, where, status, body);
 	// A body with `success: false` is a failure whatever the status (the Unified API's statuses are not documented).
 	const saidFailure =
 		body !== null && typeof body === 'object' && (body as IDataObject).success === false;
 
 	if (status >= 200 && status < 300 && !saidFailure) {
-		if (account ? isAccountSuccessBody(body) : isUnifiedSuccessBody(body))
-			return { kind: 'success', body: body as IDataObject };
+		if (profile.isSuccess(body)) return { kind: 'success', body: body as IDataObject };
 	} else if (status === 429) {
 		return { kind: 'rateLimited', status, body, retryAfterMs };
-	} else if (account ? isAccountRefusal(status, body) : isUnifiedRefusal(body)) {
+	} else if (profile.isRefusal(status, body)) {
 		return { kind: 'refused', error: answerError(ctx, connection, attempt, status, body) };
 	}
 
-	const apiFailure = account ? isAccountErrorBody(body) : isUnifiedErrorBody(body);
-	const apiCode = apiFailure
-		? String((body as IDataObject)[account ? 'error' : 'code'])
-		: undefined;
+	const apiCode = profile.errorCodeOf(body);
+	const apiFailure = apiCode !== undefined;
 	const unknown = (reason: string, description?: string): Ending => ({
 		kind: 'unknown',
 		label: `HTTP ${status}`,
@@ -80,7 +69,7 @@ export function classifyResponse(
 
 	if (attempt.method === 'GET') {
 		// A read may be tried again after a server error; anything else is its answer.
-		if (status >= 500) return unknown(`the ${attempt.apiName} answered HTTP ${status}`);
+		if (status >= 500) return unknown(`the ${profile.name} answered HTTP ${status}`);
 		if (apiFailure)
 			return { kind: 'refused', error: answerError(ctx, connection, attempt, status, body) };
 		return {
@@ -93,19 +82,19 @@ export function classifyResponse(
 	if (apiCode !== undefined) {
 		if (apiCode === 'INTERNAL_ERROR')
 			return unknown(
-				`the ${attempt.apiName} reported an internal error (HTTP ${status}, INTERNAL_ERROR)`,
+				`the ${profile.name} reported an internal error (HTTP ${status}, INTERNAL_ERROR)`,
 			);
 		if (status >= 500)
 			return unknown(
-				`the ${attempt.apiName} answered HTTP ${status} (${GATEWAY_STATUS[status] ?? 'a server error'}, code ${apiCode})`,
+				`the ${profile.name} answered HTTP ${status} (${GATEWAY_STATUS[status] ?? 'a server error'}, code ${apiCode})`,
 			);
 		return unknown(
-			`the ${attempt.apiName} answered HTTP ${status} with code ${apiCode}, which its documentation does not give as a refusal`,
+			`the ${profile.name} answered HTTP ${status} with code ${apiCode}, which its documentation does not give as a refusal`,
 		);
 	}
 	if (status >= 500)
 		return unknown(
-			`${status === 500 ? `the address ${where}` : `a gateway or proxy in front of the ${attempt.apiName}`} answered HTTP ${status}${GATEWAY_STATUS[status] ? ` (${GATEWAY_STATUS[status]})` : ''}`,
+			`${status === 500 ? `the address ${where}` : `a gateway or proxy in front of the ${profile.name}`} answered HTTP ${status}${GATEWAY_STATUS[status] ? ` (${GATEWAY_STATUS[status]})` : ''}`,
 		);
 	if (status >= 300 && status < 400)
 		return unknown(
@@ -140,7 +129,7 @@ export function classifyFailure(
 		return {
 			kind: 'unknown',
 			label: `no answer within ${seconds} s`,
-			reason: `the ${attempt.apiName} did not answer within ${seconds} seconds`,
+			reason: `the ${attempt.profile.name} did not answer within ${seconds} seconds`,
 			code: 'ETIMEDOUT',
 		};
 	}
@@ -171,7 +160,7 @@ export function classifyFailure(
 	return {
 		kind: 'unknown',
 		label,
-		reason: `the exchange with the ${attempt.apiName} broke off before a whole answer arrived (${label})`,
+		reason: `the exchange with the ${attempt.profile.name} broke off before a whole answer arrived (${label})`,
 		code: label,
 	};
 }

@@ -17,8 +17,7 @@ import {
 	assertSafeUrl,
 	assertUnifiedKey,
 	canonicalAddress,
-} from '../credentialRules';
-import type { UnifiedService } from '../pacing';
+} from './credentialRules';
 import { withOutcome } from './outcome';
 
 export type CommsContext =
@@ -49,10 +48,10 @@ export function limiterScope(
 	api: 'account' | 'unified',
 	key: string,
 	url: string,
-	service?: UnifiedService,
+	lane?: string,
 ): string {
 	const base = `${api}:${fingerprint(key, canonicalAddress(url))}`;
-	return service ? `${base}:${service}` : base;
+	return lane ? `${base}:${lane}` : base;
 }
 
 function parseConnection(

@@ -5,12 +5,11 @@
  */
 import type { IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { systemClock } from '../clock';
-import type { ReleaseResult } from '../pacing';
-import { serverClockOf } from '../recovery';
-import { BREAKER_OPEN_TIMEOUTS } from '../retry';
-import type { Attempt } from './attempt';
-import { breaker } from './breaker';
+import { systemClock } from './clock';
+import type { ReleaseResult } from './pacing';
+import { serverClockOf } from './serverClock';
+import { BREAKER_OPEN_TIMEOUTS, breaker } from './retry';
+import { type Attempt, limiterOf } from './attempt';
 import type { CommsContext, Connection } from './connection';
 import { serverClocks } from './serverClock';
 import { requestTimeoutMs } from './timeout';
@@ -34,7 +33,7 @@ export async function dispatch(
 	/** Called just before the request is handed to n8n: from then on, it may reach the server. */
 	onSending: () => void = () => undefined,
 ) {
-	const release = await attempt.limiter.acquire(cancel);
+	const release = await limiterOf(connection, attempt).acquire(cancel);
 	const deadline = new AbortController();
 	const stopTimer = systemClock.setTimer(() => deadline.abort(), requestTimeoutMs());
 	const signal = cancel ? AbortSignal.any([cancel, deadline.signal]) : deadline.signal;

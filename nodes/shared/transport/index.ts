@@ -7,17 +7,26 @@
  * settings) bounded as a whole by a timeout, and is retried only when that is safe (see
  * retry.ts). A success must be the API's own JSON, or it is an error ("does not answer like
  * the API"). A write whose outcome is unknown is looked up when the operation says how
- * (recovery.ts, accountLookups.ts), and otherwise never sent again. Everything that leaves, success
- * bodies included, has been cleared of keys and secrets; failures are NodeApiErrors.
+ * (recovery.ts; the Account API's look-ups are in ../account/recoveryLookups.ts), and otherwise
+ * never sent again. Everything that leaves, success bodies included, has been cleared of keys
+ * and secrets; failures are NodeApiErrors.
  *
- * One file per job: connection.ts (the credential, its HTTPS rule, the pacing scope),
- * timeout.ts (the whole-request timeout), dispatch.ts (sending one attempt), classify.ts
- * (reading how it ended), send.ts (retries, see retry.ts), recoverUnknown.ts (unknown-outcome
- * recovery, see recovery.ts), claims.ts, breaker.ts and serverClock.ts (what is remembered
- * process-wide), nodeErrors.ts (the NodeApiErrors), requests.ts (what the nodes call).
+ * In the order a request meets them: requests.ts (what the nodes call), accountApi.ts and
+ * unifiedApi.ts (each API's profile: name, credential, limits, answers and wording; answers.ts
+ * the wording both share), connection.ts (the credential, its HTTPS rule, the pacing scope) and
+ * credentialRules.ts (the key's and address's rules), send.ts (the attempts, see retry.ts, and
+ * the circuit breaker there), pacing.ts (the rate limiter), dispatch.ts (sending one attempt),
+ * timeout.ts (the whole-request timeout), classify.ts (reading how it ended; proof.ts what proves
+ * "not sent", outcome.ts the outcome each error carries), recovery.ts (unknown-outcome recovery;
+ * recoveryClaims.ts what it remembers process-wide), serverClock.ts (the server's clock),
+ * nodeErrors.ts (the NodeApiErrors), secrets.ts (redaction) and clock.ts (time, for tests).
  */
-export type { Reconcile } from './attempt';
-export { forgetClaims } from './claims';
+export type { LookupResult, LookupWindow, Reconcile } from './attempt';
+export { systemClock } from './clock';
+export type { UnifiedKeyMode } from './credentialRules';
+export { redactSecrets } from './secrets';
+export { UNIFIED_LIMITS, type UnifiedService } from './unifiedApi';
+export { forgetClaims } from './recoveryClaims';
 export {
 	ACCOUNT_CREDENTIAL,
 	type CommsContext,

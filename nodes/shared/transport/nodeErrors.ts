@@ -4,12 +4,11 @@
  */
 import { type JsonObject, NodeApiError } from 'n8n-workflow';
 
-import { systemClock } from '../clock';
-import type { ErrorDescription } from '../errors';
-import { DEFAULT_RETRY } from '../retry';
-import { redactSecrets } from '../secrets';
+import { systemClock } from './clock';
+import type { ErrorDescription } from './answers';
+import { breaker, DEFAULT_RETRY } from './retry';
+import { redactSecrets } from './secrets';
 import type { Attempt, Ending } from './attempt';
-import { breaker } from './breaker';
 import type { CommsContext, Connection } from './connection';
 import { withOutcome } from './outcome';
 import { requestTimeoutMs } from './timeout';
@@ -84,7 +83,7 @@ export function notAnsweringError(
 	return plainError(
 		ctx,
 		connection,
-		`The ${attempt.apiName} at ${where} accepted the last ${breaker.threshold} requests with this key and did not answer any of them within ${seconds} seconds, so the node stops sending to it for ${humanDuration(openUntil - systemClock.now())}. This item was not sent.`,
+		`The ${attempt.profile.name} at ${where} accepted the last ${breaker.threshold} requests with this key and did not answer any of them within ${seconds} seconds, so the node stops sending to it for ${humanDuration(openUntil - systemClock.now())}. This item was not sent.`,
 		'Check that the service is up and answering. The items whose request timed out have their own error, which says whether they were carried out; run again only the items that were not sent.',
 		'NOT_ANSWERING',
 		attempt.itemIndex,
@@ -150,7 +149,7 @@ export function unknownOutcomeError(
 		first.description ??
 		(first.status === undefined
 			? 'Check the address in the credential and that the service is reachable from n8n.'
-			: attempt.describe(first.status, first.body).description);
+			: attempt.profile.describe(first.status, first.body).description);
 	const error = plainError(
 		ctx,
 		connection,
@@ -172,7 +171,7 @@ export function answerError(
 	status: number,
 	body: unknown,
 ): NodeApiError {
-	return apiError(ctx, connection, attempt.describe(status, body), body, attempt.itemIndex);
+	return apiError(ctx, connection, attempt.profile.describe(status, body), body, attempt.itemIndex);
 }
 
 /** The error a request ends with when it will not be tried again. */
@@ -189,7 +188,7 @@ export function finalError(
 			const error = plainError(
 				ctx,
 				connection,
-				`The ${attempt.apiName} is refusing requests for now (HTTP 429) and asked to wait ${asked} before the next one (Retry-After), longer than the ${humanDuration(attempt.maxWaitMs ?? DEFAULT_RETRY.maxWaitMs)} the node waits. This item was not carried out (a 429 is a refusal): send it again later.`,
+				`The ${attempt.profile.name} is refusing requests for now (HTTP 429) and asked to wait ${asked} before the next one (Retry-After), longer than the ${humanDuration(attempt.maxWaitMs ?? DEFAULT_RETRY.maxWaitMs)} the node waits. This item was not carried out (a 429 is a refusal): send it again later.`,
 				`The rate limit of this API key was exceeded. The server asked for a pause of ${asked}.`,
 				'RATE_LIMITED',
 				attempt.itemIndex,
@@ -206,9 +205,9 @@ export function finalError(
 	const where = redactSecrets(connection.url, connection.secrets);
 	const message =
 		ending.kind === 'notSent'
-			? `Could not reach the ${attempt.apiName} at ${where} (${ending.code}).`
+			? `Could not reach the ${attempt.profile.name} at ${where} (${ending.code}).`
 			: ending.code === 'ETIMEDOUT'
-				? `The ${attempt.apiName} at ${where} did not answer within ${Math.round(requestTimeoutMs() / 1000)} seconds, after retrying.`
+				? `The ${attempt.profile.name} at ${where} did not answer within ${Math.round(requestTimeoutMs() / 1000)} seconds, after retrying.`
 				: `${capitalised(ending.reason)}, after retrying.`;
 	return plainError(
 		ctx,

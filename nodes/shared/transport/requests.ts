@@ -3,15 +3,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { describeAccountError, describeUnifiedError } from '../errors';
-import { ACCOUNT_LIMIT, sharedLimiter, UNIFIED_LIMITS, type UnifiedService } from '../pacing';
+import { accountApi } from './accountApi';
 import type { Reconcile } from './attempt';
-import {
-	ACCOUNT_CREDENTIAL,
-	type CommsContext,
-	getConnection,
-	UNIFIED_CREDENTIAL,
-} from './connection';
+import { type CommsContext, getConnection } from './connection';
+import { unifiedApi, type UnifiedService } from './unifiedApi';
 import { send } from './send';
 
 export interface AccountRequest {
@@ -24,7 +19,7 @@ export interface AccountRequest {
 	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
 	action?: string;
 	/**
-	 * For a write: how to look it up when its outcome is unknown (see `accountLookups.ts`). Then a
+	 * For a write: how to look it up when its outcome is unknown (see `../account/recoveryLookups.ts`). Then a
 	 * 500, a gateway's 502/503/504, a broken connection or a timeout leads to a look-up, and the
 	 * request is sent again only if the look-up shows it was not carried out. Without it, such
 	 * a write is never sent again.
@@ -42,21 +37,17 @@ export async function accountApiRequest(
 	ctx: CommsContext,
 	request: AccountRequest,
 ): Promise<IDataObject> {
-	const connection = await getConnection(ctx, ACCOUNT_CREDENTIAL);
+	const connection = await getConnection(ctx, accountApi.credential);
 	const qs =
 		request.qs &&
 		Object.fromEntries(Object.entries(request.qs).filter(([, v]) => v !== undefined && v !== ''));
 	return await send(ctx, connection, {
+		profile: accountApi,
 		method: request.method,
 		url: `${connection.url}${request.path}`,
 		qs,
 		body: request.body ? () => ({ ...request.body }) : undefined,
 		itemIndex: request.itemIndex,
-		limiter: sharedLimiter(connection.scope, ACCOUNT_LIMIT),
-		api: 'account',
-		describe: describeAccountError,
-		apiName: 'Comms Account API',
-		addressField: 'Base URL',
 		action: request.action ?? 'the request was carried out',
 		reconcile: request.method === 'POST' ? request.reconcile : undefined,
 		maxWaitMs: request.maxWaitMs,
@@ -80,17 +71,14 @@ export async function unifiedApiRequest(
 	data: IDataObject,
 	itemIndex?: number,
 ): Promise<UnifiedSuccess> {
-	const connection = await getConnection(ctx, UNIFIED_CREDENTIAL);
+	const connection = await getConnection(ctx, unifiedApi.credential);
 	return (await send(ctx, connection, {
+		profile: unifiedApi,
+		lane: service,
 		method: 'POST',
 		url: connection.url,
 		body: () => ({ service, action, data: { ...data } }),
 		itemIndex,
-		limiter: sharedLimiter(`${connection.scope}:${service}`, UNIFIED_LIMITS[service]),
-		api: 'unified',
-		describe: describeUnifiedError,
-		apiName: 'Comms Unified API',
-		addressField: 'Endpoint URL',
 		action: `the ${service} request was carried out`,
 		check: `check in the API dashboard (or the events its webhook received) whether it was`,
 	})) as UnifiedSuccess;

@@ -9,12 +9,11 @@
  */
 import { type IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { sleep, systemClock } from '../clock';
-import { decideRetry, DEFAULT_RETRY, type Outcome, parseRetryAfter } from '../retry';
-import { redactSecrets } from '../secrets';
-import type { Attempt, Ending } from './attempt';
-import { breaker } from './breaker';
-import { claims, gate } from './claims';
+import { sleep, systemClock } from './clock';
+import { breaker, decideRetry, DEFAULT_RETRY, type Outcome, parseRetryAfter } from './retry';
+import { redactSecrets } from './secrets';
+import { type Attempt, type Ending, limiterOf } from './attempt';
+import { claims, gate } from './recoveryClaims';
 import { classifyFailure, classifyResponse } from './classify';
 import type { CommsContext, Connection } from './connection';
 import { cancelSignal, dispatch } from './dispatch';
@@ -26,7 +25,7 @@ import {
 	type UnknownStory,
 } from './nodeErrors';
 import { hasOutcome, outcomeOf, withOutcome } from './outcome';
-import { type Recovery, recoverUnknown } from './recoverUnknown';
+import { type Recovery, recoverUnknown } from './recovery';
 import { requestTimeoutMs } from './timeout';
 
 const noop = () => undefined;
@@ -71,7 +70,7 @@ function endedText(attempt: Attempt, ending: Ending | undefined, error?: unknown
 		'',
 	);
 	return outcomeOf(error) === 'refused'
-		? `the ${attempt.apiName} refused that attempt (${message}), but not the first one`
+		? `the ${attempt.profile.name} refused that attempt (${message}), but not the first one`
 		: `that attempt could not be sent (${message})`;
 }
 
@@ -81,6 +80,7 @@ export async function send(
 	attempt: Attempt,
 ): Promise<IDataObject> {
 	const cancel = cancelSignal(ctx);
+	const limiter = limiterOf(connection, attempt);
 	const write = attempt.method !== 'GET';
 	const { reconcile } = attempt;
 	const gateKey = reconcile ? `${connection.scope}|${reconcile.key}` : '';
@@ -150,8 +150,8 @@ export async function send(
 					? {
 							kind: 'rateLimited',
 							retryAfterMs: ending.retryAfterMs,
-							windowMs: attempt.limiter.limit.windowMs,
-							windowFreesInMs: attempt.limiter.msUntilWindowFrees(),
+							windowMs: limiter.limit.windowMs,
+							windowFreesInMs: limiter.msUntilWindowFrees(),
 							waitedMs: rateLimitWaitedMs,
 						}
 					: ending.kind === 'notSent'
@@ -193,7 +193,7 @@ export async function send(
 			}
 
 			if (decision.action === 'retry') {
-				if (decision.holdKeyMs) attempt.limiter.pauseFor(decision.holdKeyMs);
+				if (decision.holdKeyMs) limiter.pauseFor(decision.holdKeyMs);
 				if (ending.kind === 'rateLimited') rateLimitWaitedMs += decision.delayMs;
 				const what =
 					ending.kind === 'rateLimited'
@@ -202,7 +202,7 @@ export async function send(
 							? `connection failed (${ending.code})`
 							: ending.label;
 				ctx.logger?.debug(
-					`${attempt.apiName}: ${what}, retrying in ${decision.delayMs} ms (attempt ${number})`,
+					`${attempt.profile.name}: ${what}, retrying in ${decision.delayMs} ms (attempt ${number})`,
 				);
 				await sleep(systemClock, decision.delayMs, cancel);
 				continue;

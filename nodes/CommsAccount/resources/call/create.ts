@@ -1,23 +1,23 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Operation } from '../../../shared/items';
-import { createdCallLookup } from '../../../shared/accountLookups';
+import type { Operation } from '../../../shared/runtime/operation';
+import { createdCallLookup } from '../../../shared/account/recoveryLookups';
 import { accountApiRequest } from '../../../shared/transport';
 import {
 	defaultCountryOption,
 	forOperation,
 	phoneDocIdLocator,
 	toParameter,
-} from '../../../shared/descriptions';
+} from '../../../shared/parameters/descriptions';
 import {
 	optionalString,
 	phoneDocId,
 	phoneNumber,
 	requiredString,
 	withoutSuccess,
-} from '../../../shared/params';
-import { quotePrefix } from '../../../shared/quote';
+} from '../../../shared/parameters/nodeParameters';
+import { quotePrefix } from '../../../shared/parameters/quotePrefix';
 
 const manual = { mode: ['manual'] };
 const ai = { mode: ['ai'] };
@@ -134,7 +134,7 @@ export const callCreate: Operation<IDataObject> = {
 		if (aiInstructions) body.aiInstructions = aiInstructions;
 		return body;
 	},
-	once: true,
+	carriesOutOnce: true,
 	describe: (body) => `${String(body.mode)} call to ${String(body.to)}`,
 	async run(body, i) {
 		return withoutSuccess(

@@ -1,12 +1,16 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Operation } from '../../../shared/items';
+import type { Operation } from '../../../shared/runtime/operation';
 import { accountApiRequest } from '../../../shared/transport';
-import { forOperation, phoneDocIdLocator, simplifyParameter } from '../../../shared/descriptions';
-import { identifier, phoneDocId } from '../../../shared/params';
+import {
+	forOperation,
+	phoneDocIdLocator,
+	simplifyParameter,
+} from '../../../shared/parameters/descriptions';
+import { identifier, phoneDocId } from '../../../shared/parameters/nodeParameters';
 import { callModeParameter, simplifyCall } from './shared';
-import { quotePrefix } from '../../../shared/quote';
+import { quotePrefix } from '../../../shared/parameters/quotePrefix';
 
 export const callGetDescription: INodeProperties[] = forOperation('call', 'get', [
 	callModeParameter,

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Operation } from '../../../shared/items';
+import type { Operation } from '../../../shared/runtime/operation';
 import { accountApiRequest } from '../../../shared/transport';
 import {
 	defaultCountryOption,
@@ -9,9 +9,14 @@ import {
 	phoneDocIdLocator,
 	returnAllAndLimit,
 	simplifyParameter,
-} from '../../../shared/descriptions';
-import { isoTimestamp, limitOf, locatorValue, phoneNumber } from '../../../shared/params';
-import { MAX_PAGE_SIZE } from '../../../shared/smsPaging';
+} from '../../../shared/parameters/descriptions';
+import {
+	isoTimestamp,
+	limitOf,
+	locatorValue,
+	phoneNumber,
+} from '../../../shared/parameters/nodeParameters';
+import { MAX_PAGE_SIZE } from '../../../shared/account/smsPaging';
 import { callModeParameter, simplifyCall } from './shared';
 
 export const callGetAllDescription: INodeProperties[] = forOperation('call', 'getAll', [

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { pick } from '../../../shared/params';
+import { pick } from '../../../shared/parameters/nodeParameters';
 
 export const callModeParameter: INodeProperties = {
 	displayName: 'Mode',

@@ -1,9 +1,9 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import type { Operation } from '../../../shared/items';
+import type { Operation } from '../../../shared/runtime/operation';
 import { accountApiRequest } from '../../../shared/transport';
-import { forOperation, returnAllAndLimit } from '../../../shared/descriptions';
-import { limitOf } from '../../../shared/params';
+import { forOperation, returnAllAndLimit } from '../../../shared/parameters/descriptions';
+import { limitOf } from '../../../shared/parameters/nodeParameters';
 
 export const numberGetAllDescription: INodeProperties[] = forOperation('number', 'getAll', [
 	...returnAllAndLimit(),

@@ -1,12 +1,12 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Operation } from '../../../shared/items';
+import type { Operation } from '../../../shared/runtime/operation';
 import { accountApiRequest } from '../../../shared/transport';
-import { forOperation, simplifyParameter } from '../../../shared/descriptions';
-import { identifier } from '../../../shared/params';
+import { forOperation, simplifyParameter } from '../../../shared/parameters/descriptions';
+import { identifier } from '../../../shared/parameters/nodeParameters';
 import { simplifySms } from './shared';
-import { quotePrefix } from '../../../shared/quote';
+import { quotePrefix } from '../../../shared/parameters/quotePrefix';
 
 export const smsGetDescription: INodeProperties[] = forOperation('sms', 'get', [
 	{

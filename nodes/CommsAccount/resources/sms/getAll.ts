@@ -1,6 +1,6 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import type { Operation } from '../../../shared/items';
+import type { Operation } from '../../../shared/runtime/operation';
 import { accountApiRequest } from '../../../shared/transport';
 import {
 	defaultCountryOption,
@@ -8,9 +8,14 @@ import {
 	phoneDocIdLocator,
 	returnAllAndLimit,
 	simplifyParameter,
-} from '../../../shared/descriptions';
-import { isoTimestamp, limitOf, locatorValue, phoneNumber } from '../../../shared/params';
-import { collectSms, type SmsPage } from '../../../shared/smsPaging';
+} from '../../../shared/parameters/descriptions';
+import {
+	isoTimestamp,
+	limitOf,
+	locatorValue,
+	phoneNumber,
+} from '../../../shared/parameters/nodeParameters';
+import { collectSms, type SmsPage } from '../../../shared/account/smsPaging';
 import { simplifySms } from './shared';
 
 export const smsGetAllDescription: INodeProperties[] = forOperation('sms', 'getAll', [

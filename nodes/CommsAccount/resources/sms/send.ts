@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Operation } from '../../../shared/items';
-import { recentSentSms, sentSmsLookup } from '../../../shared/accountLookups';
+import type { Operation } from '../../../shared/runtime/operation';
+import { recentSentSms, sentSmsLookup } from '../../../shared/account/recoveryLookups';
 import { accountApiRequest, withOutcome } from '../../../shared/transport';
 import {
 	defaultCountryOption,
@@ -10,7 +10,7 @@ import {
 	phoneDocIdLocator,
 	smsSenderModes,
 	toParameter,
-} from '../../../shared/descriptions';
+} from '../../../shared/parameters/descriptions';
 import {
 	options,
 	phoneDocId,
@@ -19,7 +19,7 @@ import {
 	requiredString,
 	shown,
 	withoutSuccess,
-} from '../../../shared/params';
+} from '../../../shared/parameters/nodeParameters';
 import { SMS_MAX_LENGTH, smsSegments } from './shared';
 
 const skipIfSentWithinOption: INodeProperties = {
@@ -134,7 +134,7 @@ export const smsSend: Operation<{ body: IDataObject; skipWithinMinutes: number }
 	},
 	// Several SMS to one person leave in item order (and so arrive in it, as far as the network keeps it).
 	sequenceKey: ({ body }) => String(body.to),
-	once: true,
+	carriesOutOnce: true,
 	describe: ({ body }) => `SMS to ${String(body.to)}`,
 	async run({ body, skipWithinMinutes }, i) {
 		if (skipWithinMinutes > 0) {

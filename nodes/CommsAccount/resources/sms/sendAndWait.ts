@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { answerLink, sendAndWaitProperties, withAnswerLink } from '../../../shared/sendAndWait';
+import { sendAndWaitProperties } from '../../../shared/runtime/sendAndWait/description';
+import { answerLink, withAnswerLink } from '../../../shared/runtime/sendAndWait/wait';
 import { SMS_MAX_LENGTH } from './shared';
 import { smsSend, smsSendDescription } from './send';
 
@@ -34,7 +35,7 @@ export const smsSendAndWait: typeof smsSend = {
 		return { ...prepared, body: { ...prepared.body, message } };
 	},
 	sequenceKey: smsSend.sequenceKey,
-	once: smsSend.once,
+	carriesOutOnce: smsSend.carriesOutOnce,
 	describe: smsSend.describe,
 	run: smsSend.run,
 };

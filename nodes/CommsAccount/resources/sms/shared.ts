@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { pick } from '../../../shared/params';
+import { pick } from '../../../shared/parameters/nodeParameters';
 
 export const SMS_MAX_LENGTH = 1600;
 const SMS_SEGMENT_LENGTH = 160;

@@ -1,9 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { forOperation } from '../../../shared/descriptions';
-import type { Operation } from '../../../shared/items';
-import { UNIFIED_LIMITS } from '../../../shared/pacing';
-import { optionalString } from '../../../shared/params';
+import { forOperation } from '../../../shared/parameters/descriptions';
+import type { Operation } from '../../../shared/runtime/operation';
+import { UNIFIED_LIMITS } from '../../../shared/transport';
+import { optionalString } from '../../../shared/parameters/nodeParameters';
 import {
 	type Envelope,
 	includeBillingOption,
@@ -94,7 +94,7 @@ export const aiChat: Operation<Envelope> = {
 		};
 	},
 	concurrency: UNIFIED_LIMITS.ai.concurrency,
-	once: true,
+	carriesOutOnce: true,
 	describe: () => 'AI chat request',
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'ai', 'chat', envelope);

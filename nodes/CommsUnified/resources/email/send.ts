@@ -1,9 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { forOperation } from '../../../shared/descriptions';
-import type { Operation } from '../../../shared/items';
-import { UNIFIED_LIMITS } from '../../../shared/pacing';
-import { optionalString, requiredMessage } from '../../../shared/params';
+import { forOperation } from '../../../shared/parameters/descriptions';
+import type { Operation } from '../../../shared/runtime/operation';
+import { UNIFIED_LIMITS } from '../../../shared/transport';
+import { optionalString, requiredMessage } from '../../../shared/parameters/nodeParameters';
 import {
 	type Envelope,
 	includeBillingOption,
@@ -70,7 +70,7 @@ export const emailSend: Operation<Envelope> = {
 		return { data, price: priceOf('email', data), what: 'email', money: moneySettings(this, i) };
 	},
 	concurrency: UNIFIED_LIMITS.email.concurrency,
-	once: true,
+	carriesOutOnce: true,
 	describe: (envelope) => `email to ${String(envelope.data.to)}`,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'email', 'send', envelope);

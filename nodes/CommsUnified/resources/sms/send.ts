@@ -1,9 +1,17 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { defaultCountryOption, forOperation, toParameter } from '../../../shared/descriptions';
-import type { Operation } from '../../../shared/items';
-import { UNIFIED_LIMITS } from '../../../shared/pacing';
-import { phoneNumber, requiredMessage, requiredString } from '../../../shared/params';
+import {
+	defaultCountryOption,
+	forOperation,
+	toParameter,
+} from '../../../shared/parameters/descriptions';
+import type { Operation } from '../../../shared/runtime/operation';
+import { UNIFIED_LIMITS } from '../../../shared/transport';
+import {
+	phoneNumber,
+	requiredMessage,
+	requiredString,
+} from '../../../shared/parameters/nodeParameters';
 import {
 	type Envelope,
 	includeBillingOption,
@@ -56,7 +64,7 @@ export const smsSend: Operation<Envelope> = {
 	// Several SMS to one person leave in item order.
 	sequenceKey: (envelope) => String(envelope.data.to),
 	concurrency: UNIFIED_LIMITS.sms.concurrency,
-	once: true,
+	carriesOutOnce: true,
 	describe: (envelope) => `SMS to ${String(envelope.data.to)}`,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'sms', 'send', envelope);

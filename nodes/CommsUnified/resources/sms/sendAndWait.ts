@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { Operation } from '../../../shared/items';
-import { answerLink, sendAndWaitProperties, withAnswerLink } from '../../../shared/sendAndWait';
+import type { Operation } from '../../../shared/runtime/operation';
+import { sendAndWaitProperties } from '../../../shared/runtime/sendAndWait/description';
+import { answerLink, withAnswerLink } from '../../../shared/runtime/sendAndWait/wait';
 import type { Envelope } from '../../envelope';
 import { priceOf } from '../../pricing';
 import { smsSend, smsSendDescription } from './send';
@@ -27,7 +28,7 @@ export const smsSendAndWait: Operation<Envelope> = {
 	},
 	sequenceKey: smsSend.sequenceKey,
 	concurrency: smsSend.concurrency,
-	once: smsSend.once,
+	carriesOutOnce: smsSend.carriesOutOnce,
 	describe: smsSend.describe,
 	run: smsSend.run,
 };

@@ -1,10 +1,19 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { defaultCountryOption, forOperation, toParameter } from '../../../shared/descriptions';
-import type { Operation } from '../../../shared/items';
-import { UNIFIED_LIMITS } from '../../../shared/pacing';
-import { phoneNumber, requiredMessage, requiredString, shown } from '../../../shared/params';
+import {
+	defaultCountryOption,
+	forOperation,
+	toParameter,
+} from '../../../shared/parameters/descriptions';
+import type { Operation } from '../../../shared/runtime/operation';
+import { UNIFIED_LIMITS } from '../../../shared/transport';
+import {
+	phoneNumber,
+	requiredMessage,
+	requiredString,
+	shown,
+} from '../../../shared/parameters/nodeParameters';
 import {
 	type Envelope,
 	includeBillingOption,
@@ -112,7 +121,7 @@ export const voiceMakeCall: Operation<Envelope> = {
 		};
 	},
 	concurrency: UNIFIED_LIMITS.voice.concurrency,
-	once: true,
+	carriesOutOnce: true,
 	describe: (envelope) => `voice call to ${String(envelope.data.to)}`,
 	async run(envelope, i) {
 		return await sendEnvelope(this, i, 'voice', 'make_call', envelope);

@@ -7,7 +7,7 @@ import { collectNode } from '../../rig/collector.ts';
 import { activateOverRest } from '../../rig/n8n-import.ts';
 import type { OwnerSession } from '../../rig/n8n-server.ts';
 import type { CredentialRef, Workflow, WorkflowNode } from '../../rig/types.ts';
-import type { PathName } from './own-n8n.ts';
+import type { PathName } from './poll-paths.ts';
 
 export type AccountEvent = 'smsReceived' | 'callEnded' | 'smsDelivered';
 export const EVENTS: AccountEvent[] = ['smsReceived', 'callEnded', 'smsDelivered'];

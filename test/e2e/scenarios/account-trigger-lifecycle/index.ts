@@ -23,7 +23,8 @@ import {
 	publishEventWorkflows,
 	type AccountEvent,
 } from './event-workflows.ts';
-import { ownEnvironment, startOwnN8n, type PathName } from './own-n8n.ts';
+import { startOwnN8nServer } from '../../rig/own-n8n.ts';
+import { ownEnvironment, type PathName } from './poll-paths.ts';
 import { BULK, polls, sendBulk, sendRecords } from './records.ts';
 
 async function runPath(pathName: PathName, context: LiveContext): Promise<void> {
@@ -34,7 +35,7 @@ async function runPath(pathName: PathName, context: LiveContext): Promise<void> 
 		Object.fromEntries(EVENTS.map((event) => [event, polls(sandbox, event)]));
 	const got = (event: AccountEvent): Json[] =>
 		sandbox.collector.bodies(collectorPath(pathName, event));
-	let running = await startOwnN8n(n8n, env, `n8n ${pathName}`);
+	let running = await startOwnN8nServer(n8n, env, `n8n ${pathName}`);
 	try {
 		// Published into the running n8n, one workflow per event.
 		const before = pollCounts();
@@ -54,7 +55,7 @@ async function runPath(pathName: PathName, context: LiveContext): Promise<void> 
 		log(
 			`  ${pathName}: published 3 workflows into a running n8n, sent ${BULK} SMS delivered at once, 3 SMS, a call and an SMS, restarted n8n (${early.reduce((a, b) => a + b, 0)} items had arrived before the restart)`,
 		);
-		running = await startOwnN8n(n8n, env, `n8n ${pathName} (restarted)`);
+		running = await startOwnN8nServer(n8n, env, `n8n ${pathName} (restarted)`);
 
 		await waitFor(
 			'each record to reach its workflow',

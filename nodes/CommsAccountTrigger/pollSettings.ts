@@ -5,12 +5,18 @@
 import type { IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { itemlessSource, locatorValue, options, phoneNumber, shown } from '../shared/params';
+import {
+	itemlessSource,
+	locatorValue,
+	options,
+	phoneNumber,
+	shown,
+} from '../shared/parameters/nodeParameters';
 import { accountClockOffsetMs } from '../shared/transport';
-import { numberOf } from '../shared/values';
-import { DEFAULT_LOOK_BACK_MINUTES } from './cursor';
-import { failureOf } from './failure';
-import type { InboxFilter } from './inbox';
+import { numberOf } from '../shared/parameters/expressionValues';
+import { DEFAULT_LOOK_BACK_MINUTES } from './historyCursor';
+import { failureOf } from './pollFailure';
+import type { InboxFilter } from './smsHistoryReads';
 import {
 	boundedOffsetMs,
 	isActivationPoll,
@@ -18,7 +24,7 @@ import {
 	savedBaseline,
 	shortestIntervalMs,
 	waitLimitMs,
-} from './lifecycle';
+} from './pollLifecycle';
 
 /** n8n's poll budget when the context does not say (older n8n): 5 minutes. */
 const DEFAULT_BUDGET_MS = 5 * 60_000;

@@ -3,9 +3,9 @@
  * a poll reads and finds new, and what it remembers between polls. Pure: no n8n, no clock, no
  * I/O. The node feeds it the pages it reads and stores the state it returns in the workflow's
  * static data. SMS Received uses it alone; Call Ended and SMS Delivered read through it and
- * track what they find (outcomes.ts).
+ * track what they find (pendingRecords.ts).
  *
- * What the API gives (account-api-v1.md): `since` is an inclusive lower bound on the record's
+ * What the API gives (docs/api.md): `since` is an inclusive lower bound on the record's
  * time, `limit` is at most 200, and the order of the results is not stated (calls: most recent
  * first). So:
  *
@@ -63,7 +63,7 @@ import {
 	recordKey,
 	type SmsPage,
 	type SmsRecord,
-} from '../shared/smsPaging';
+} from '../shared/account/smsPaging';
 
 export type SmsOrder = 'oldestFirst' | 'newestFirst';
 

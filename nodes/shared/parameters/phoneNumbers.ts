@@ -13,7 +13,7 @@ import {
 	type CountryCode,
 	type PhoneNumber,
 } from './vendor/libphonenumber';
-import { quotePrefix } from './quote';
+import { quotePrefix } from './quotePrefix';
 
 export class PhoneNumberError extends Error {
 	constructor(

@@ -4,10 +4,10 @@
  */
 import type { IPollFunctions } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../shared/smsPaging';
-import type { Shortfall, Stop } from './cursor';
+import { MAX_PAGE_SIZE } from '../shared/account/smsPaging';
+import type { Shortfall, Stop } from './historyCursor';
 
-/** What a poll's reading ended with (cursor.ts's PollOutcome, outcomes.ts's OutcomeResult). */
+/** What a poll's reading ended with (historyCursor.ts's PollOutcome, pendingRecords.ts's OutcomeResult). */
 export interface ReadReport {
 	pages: number;
 	shortfall?: Shortfall;

@@ -308,15 +308,3 @@ export function setSharedLimit(scope: string, limit: RateLimit): RateLimiter {
 function spread(limit: RateLimit): RateLimit {
 	return { ...limit, spreadMs: limit.spreadMs ?? limit.windowMs * SPREAD_OF_WINDOW };
 }
-
-/** The limits the API documents. */
-export const ACCOUNT_LIMIT: RateLimit = { perWindow: 600, windowMs: 60_000, concurrency: 25 };
-
-export type UnifiedService = 'voice' | 'sms' | 'email' | 'ai';
-
-export const UNIFIED_LIMITS: Record<UnifiedService, RateLimit> = {
-	voice: { perWindow: 10, windowMs: 60_000, concurrency: 5 },
-	sms: { perWindow: 100, windowMs: 60_000, concurrency: 50 },
-	email: { perWindow: 200, windowMs: 60_000, concurrency: 100 },
-	ai: { perWindow: 30, windowMs: 60_000, concurrency: 10 },
-};

@@ -1,7 +1,7 @@
 /**
  * The look-ups an Account API write passes to the transport, so that a send whose outcome is
- * unknown is looked up in the history before anything else (see `recovery.ts` for the
- * matching and `transport/` for when it happens).
+ * unknown is looked up in the history before anything else (see `recoveryMatching.ts`
+ * for the matching and `../transport/recovery.ts` for when it happens).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -13,13 +13,13 @@ import {
 	matchSentSms,
 	type SmsSend,
 	smsIds,
-} from './recovery';
+} from './recoveryMatching';
 import {
 	accountApiRequest,
 	accountServerNow,
 	type CommsContext,
 	type Reconcile,
-} from './transport';
+} from '../transport';
 
 /** Records asked for in one look-up: the API's largest page. */
 const PAGE = 200;

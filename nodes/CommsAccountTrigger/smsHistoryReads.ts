@@ -6,8 +6,13 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { accountApiRequest } from '../shared/transport';
-import { isSmsRecord, MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../shared/smsPaging';
-import { type PageRequest, pageOrder } from './cursor';
+import {
+	isSmsRecord,
+	MAX_PAGE_SIZE,
+	type SmsPage,
+	type SmsRecord,
+} from '../shared/account/smsPaging';
+import { type PageRequest, pageOrder } from './historyCursor';
 
 export interface InboxFilter {
 	/** Only this number (empty: every number of the account). */

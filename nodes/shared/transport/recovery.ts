@@ -5,11 +5,12 @@
  */
 import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 
-import { sleep, systemClock } from '../clock';
-import { type LookupResult, lookupSince } from '../recovery';
-import { redactSecrets } from '../secrets';
+import { sleep, systemClock } from './clock';
+import type { LookupResult } from './attempt';
+import { lookupSince } from './serverClock';
+import { redactSecrets } from './secrets';
 import type { Attempt, Ending } from './attempt';
-import { claims, gate } from './claims';
+import { claims, gate } from './recoveryClaims';
 import type { CommsContext, Connection } from './connection';
 import { cancelSignal } from './dispatch';
 import { withOutcome } from './outcome';
@@ -94,7 +95,7 @@ export async function recoverUnknown(
 		for (const atMs of at.atMs) {
 			const waitMs = startedMs + atMs - systemClock.now();
 			ctx.logger?.debug(
-				`${attempt.apiName}: ${unknown.label} on a write, looking it up in ${reconcile.history} in ${Math.max(0, Math.round(waitMs))} ms (attempt ${number}, look-up ${lookups + 1})`,
+				`${attempt.profile.name}: ${unknown.label} on a write, looking it up in ${reconcile.history} in ${Math.max(0, Math.round(waitMs))} ms (attempt ${number}, look-up ${lookups + 1})`,
 			);
 			if (waitMs > 0) await sleep(systemClock, waitMs, cancel);
 			lookups++;

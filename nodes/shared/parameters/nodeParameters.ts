@@ -1,15 +1,15 @@
 /**
  * Reading and checking node parameters for one item: the one set of readers every operation
- * of every node uses. A value may arrive as any type an expression gives (nodes/shared/values.ts
+ * of every node uses. A value may arrive as any type an expression gives (nodes/shared/parameters/expressionValues.ts
  * says which are accepted where). Every failure names the parameter and the value, and is
  * thrown before any request is made.
  */
 import type { IDataObject, IExecuteFunctions, IGetNodeParameterOptions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { normalisePhoneNumber } from './phone';
-import { instantOf, integerOf, textOf } from './values';
-import { quotePrefix } from './quote';
+import { normalisePhoneNumber } from './phoneNumbers';
+import { instantOf, integerOf, textOf } from './expressionValues';
+import { quotePrefix } from './quotePrefix';
 
 /** What the readers need of a node context (execute, poll and webhook contexts all have it). */
 export interface ParameterSource {

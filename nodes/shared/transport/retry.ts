@@ -203,3 +203,6 @@ export class TimeoutBreaker {
 
 /** How long a key's circuit stays open, in request timeouts (5 minutes at the default 30 s). */
 export const BREAKER_OPEN_TIMEOUTS = 10;
+
+/** Keys whose server accepts requests and never answers: their requests fail at once for a while. */
+export const breaker = new TimeoutBreaker();

@@ -6,7 +6,7 @@
  * read from JSON may be an epoch number. Each reader accepts every type that makes sense for
  * its parameter and says plainly what it could not use.
  */
-import { quotePrefix } from './quote';
+import { quotePrefix } from './quotePrefix';
 
 /** Text from a string, number, bigint or boolean; undefined for anything else (objects, null). */
 export function textOf(value: unknown): string | undefined {

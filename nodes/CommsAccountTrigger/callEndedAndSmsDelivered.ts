@@ -1,16 +1,16 @@
 /**
  * The "Call Ended" and "SMS Delivered" events: outcomes read back through the history
  * endpoints (GET /v1/calls, GET /v1/sms?direction=sent), tracked by id until final (see
- * outcomes.ts). This file is the n8n side: the requests, the stored state, the log.
+ * pendingRecords.ts). This file is the n8n side: the requests, the stored state, the log.
  */
 import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../shared/smsPaging';
+import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../shared/account/smsPaging';
 import { accountApiRequest } from '../shared/transport';
-import { DEFAULT_SETTINGS, type PageRequest } from './cursor';
-import { fetchSms, type InboxFilter, latestSms } from './inbox';
-import { fingerprint } from './lifecycle';
+import { DEFAULT_SETTINGS, type PageRequest } from './historyCursor';
+import { fetchSms, type InboxFilter, latestSms } from './smsHistoryReads';
+import { fingerprint } from './pollLifecycle';
 import {
 	CALL_IN_PROGRESS,
 	DEFAULT_OUTCOME_SETTINGS,
@@ -21,9 +21,16 @@ import {
 	type OutcomeState,
 	parseOutcomeState,
 	pollOutcomes,
-} from './outcomes';
-import { reportPoll } from './report';
-import { apiNow, type PollSetup, reportSkipped, startOf, storedState, withinBudget } from './setup';
+} from './pendingRecords';
+import { reportPoll } from './pollWarnings';
+import {
+	apiNow,
+	type PollSetup,
+	reportSkipped,
+	startOf,
+	storedState,
+	withinBudget,
+} from './pollSettings';
 
 export type CallMode = 'manual' | 'ai';
 

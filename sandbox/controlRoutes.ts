@@ -14,7 +14,7 @@ import {
 	choice,
 	knownFields,
 	nonNegativeInteger,
-} from './control-input';
+} from './controlInput';
 
 export const CONTROL_PREFIX = '/_sandbox';
 

@@ -1,7 +1,7 @@
 /**
  * What the control surface accepts: its error (a status and a message for the person who
  * sent it), the small validators every operation's input goes through, and the fields each
- * operation that takes an object accepts. The HTTP routes (control-routes.ts) and the
+ * operation that takes an object accepts. The HTTP routes (controlRoutes.ts) and the
  * in-process methods (control.ts) both check with these, so they refuse alike.
  */
 import { isPlainObject } from './http';
@@ -49,7 +49,7 @@ export function choice<T>(value: unknown, choices: readonly T[], name: string): 
 
 /**
  * Refuses misspelt or unknown fields, which would otherwise be ignored silently: the one
- * check behind every control endpoint's body and query (see control-routes.ts) and every
+ * check behind every control endpoint's body and query (see controlRoutes.ts) and every
  * in-process operation that takes an object. The message names the unknown fields and
  * lists the accepted ones.
  */

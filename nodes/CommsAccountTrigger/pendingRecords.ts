@@ -7,7 +7,7 @@
  * (a call's `createdAt`, an SMS's `sentAt`) while its status changes. So a poll:
  *
  * - **reads new records from the position of what has been seen**, through the same cursor as
- *   SMS Received (cursor.ts): the window before the newest record seen, paged forward when
+ *   SMS Received (historyCursor.ts): the window before the newest record seen, paged forward when
  *   the API answers oldest first, up to `maxPages` pages, resumed by the next poll;
  * - **tracks by id** each record it has seen in progress (`pending`: its time, last status,
  *   when it was last seen, when to look at it next, and how to look it up), so a record that
@@ -19,14 +19,14 @@
  *   with one page read from its time, at most one such read a poll;
  * - **emits a record once**, the first time it is seen final (a call: any status not in
  *   progress; an SMS: `delivered`; any other final SMS status ends the wait with nothing
- *   emitted), and remembers it (cursor.ts) while a poll can return it again;
+ *   emitted), and remembers it (historyCursor.ts) while a poll can return it again;
  * - **watches a pending record for `maxPendingMs`** (a day) from its time: then it is looked
  *   up once more, and if still not final a call is emitted as last seen with
  *   `stillInProgress: true`, an SMS is no longer watched (counted, for a log line);
  * - keeps at most `maxPending` pending records: beyond them, the oldest is let go as at the
  *   end of its watch (counted);
  * - emits a record with no usable time once by id (dated at the poll that first read it),
- *   and never again while the server keeps returning it (cursor.ts).
+ *   and never again while the server keeps returning it (historyCursor.ts).
  *
  * State saved before tracking by id (v1: `since` held at the oldest pending record) is read
  * and carried over: the next poll reads on from the oldest record that was pending, and those
@@ -45,8 +45,8 @@ import {
 	type RecordShape,
 	type Shortfall,
 	type Stop,
-} from './cursor';
-import { isSmsRecord, type SmsPage, type SmsRecord } from '../shared/smsPaging';
+} from './historyCursor';
+import { isSmsRecord, type SmsPage, type SmsRecord } from '../shared/account/smsPaging';
 
 export type OutcomeKind = 'callEnded' | 'smsDelivered';
 
