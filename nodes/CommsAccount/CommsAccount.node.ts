@@ -12,13 +12,13 @@ import { runItems } from '../shared/runtime/runItems';
 import { sendAndWaitWebhooks } from '../shared/runtime/sendAndWait/description';
 import { runOrWait } from '../shared/runtime/sendAndWait/wait';
 import { sendAndWaitWebhook } from '../shared/runtime/sendAndWait/webhook';
-import { withToolActions } from '../shared/runtime/toolActions';
+import { withToolDescriptions } from '../shared/runtime/toolDescriptions';
 import { getNumbers, getSmsNumbers } from '../shared/account/numbersList';
 import { callDescription, callOperations } from './resources/call';
 import { numberDescription, numberOperations } from './resources/number';
 import { smsDescription, smsOperations } from './resources/sms';
 import { quotePrefix } from '../shared/parameters/quotePrefix';
-import { accountToolActions } from './tool';
+import { accountToolDescriptions } from './tool';
 
 /** Every resource of the node and its operations, as the Resource and Operation options offer them. */
 export interface CommsAccountResources {
@@ -37,7 +37,7 @@ const operations: OperationTable<CommsAccountResources> = {
  * The node's parameters. Each operation's action also tells an AI agent using the node as a tool
  * what it needs (./tool.ts).
  */
-const properties: INodeProperties[] = withToolActions(
+const properties: INodeProperties[] = withToolDescriptions(
 	[
 		{
 			displayName: 'Resource',
@@ -55,7 +55,7 @@ const properties: INodeProperties[] = withToolActions(
 		...callDescription,
 		...smsDescription,
 	],
-	accountToolActions,
+	accountToolDescriptions,
 );
 
 export class CommsAccount implements INodeType {

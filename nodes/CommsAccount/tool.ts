@@ -1,12 +1,13 @@
 /**
- * Each Comms Account operation's action: its short name, then what an AI agent using the node as
- * a tool needs (nodes/shared/runtime/toolActions.ts says why it is the action that carries it).
+ * What an AI agent using the node as a tool is told of each Comms Account operation: its short name,
+ * then each field, its format and what comes back (nodes/shared/runtime/toolDescriptions.ts says
+ * where n8n shows it and passes it to the model).
  */
-import { E164, REAL_SEND, type ToolActions } from '../shared/runtime/toolActions';
+import { E164, REAL_SEND, type ToolDescriptions } from '../shared/runtime/toolDescriptions';
 
 const FROM = 'Phone Number: the phoneDocId to send from (see Get many numbers)';
 
-export const accountToolActions: ToolActions = {
+export const accountToolDescriptions: ToolDescriptions = {
 	number: {
 		getAll:
 			"Get many numbers: the account's phone numbers with the phoneDocId other operations need, label, number and whether each can send SMS. Free, changes nothing",

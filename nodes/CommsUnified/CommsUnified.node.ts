@@ -12,14 +12,14 @@ import { runItems } from '../shared/runtime/runItems';
 import { sendAndWaitWebhooks } from '../shared/runtime/sendAndWait/description';
 import { runOrWait } from '../shared/runtime/sendAndWait/wait';
 import { sendAndWaitWebhook } from '../shared/runtime/sendAndWait/webhook';
-import { withToolActions } from '../shared/runtime/toolActions';
+import { withToolDescriptions } from '../shared/runtime/toolDescriptions';
 import { UNIFIED_CREDENTIAL } from '../shared/transport';
 import { aiDescription, aiOperations } from './resources/ai';
 import { emailDescription, emailOperations } from './resources/email';
 import { smsDescription, smsOperations } from './resources/sms';
 import { voiceDescription, voiceOperations } from './resources/voice';
 import { quotePrefix } from '../shared/parameters/quotePrefix';
-import { unifiedToolActions } from './tool';
+import { unifiedToolDescriptions } from './tool';
 
 /** Every service of the node (its resources) and their operations. */
 export interface CommsUnifiedResources {
@@ -40,7 +40,7 @@ const operations: OperationTable<CommsUnifiedResources> = {
  * The node's parameters. Each operation's action also tells an AI agent using the node as a tool
  * what it needs (./tool.ts).
  */
-const properties: INodeProperties[] = withToolActions(
+const properties: INodeProperties[] = withToolDescriptions(
 	[
 		{
 			displayName: 'Resource',
@@ -60,7 +60,7 @@ const properties: INodeProperties[] = withToolActions(
 		...emailDescription,
 		...aiDescription,
 	],
-	unifiedToolActions,
+	unifiedToolDescriptions,
 );
 
 export class CommsUnified implements INodeType {

@@ -1,12 +1,13 @@
 /**
- * Each Comms Unified operation's action: its short name, then what an AI agent using the node as
- * a tool needs (nodes/shared/runtime/toolActions.ts says why it is the action that carries it).
+ * What an AI agent using the node as a tool is told of each Comms Unified operation: its short name,
+ * then each field, its format and what comes back (nodes/shared/runtime/toolDescriptions.ts says
+ * where n8n shows it and passes it to the model).
  */
-import { E164, REAL_SEND, type ToolActions } from '../shared/runtime/toolActions';
+import { E164, REAL_SEND, type ToolDescriptions } from '../shared/runtime/toolDescriptions';
 
 const CAP = "Refused before sending if it would take the run's spend above the Spending Cap.";
 
-export const unifiedToolActions: ToolActions = {
+export const unifiedToolDescriptions: ToolDescriptions = {
 	voice: {
 		makeCall: `Make an AI phone call: To: the person, ${E164}; Message: what the AI voice says. 7p a minute. ${CAP} ${REAL_SEND} Returns call_id, status and billing (cost in pence)`,
 	},

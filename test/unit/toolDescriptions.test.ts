@@ -1,7 +1,9 @@
 /**
- * What an AI agent is told about each operation, computed the way n8n 2.41 does it at run time:
- * the tool is the node itself (n8n's NodeTypes clones it; `usableAsTool.replacements` reach only
- * the editor), and the automatic Tool Description is n8n-workflow's own `getToolDescriptionForNode`.
+ * What an AI agent is told about each operation, computed the way n8n does it at run time: the
+ * tool is a clone of the node named "<name>Tool" (`usableAsTool.replacements` reach only the
+ * editor), its parameters get their defaults as n8n's Workflow gives them (`@tool` true), and the
+ * description is n8n-workflow's own `getToolDescriptionForNode`. And what a person sees: the
+ * nodes panel's actions and the name n8n gives a node added from one stay short.
  */
 import type {
 	INode,
@@ -9,7 +11,7 @@ import type {
 	INodePropertyOptions,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeHelpers } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeHelpers } from 'n8n-workflow';
 
 import { CommsAccount } from '../../nodes/CommsAccount/CommsAccount.node';
 import { CommsUnified } from '../../nodes/CommsUnified/CommsUnified.node';
@@ -41,8 +43,35 @@ function node(type: string, parameters: Record<string, unknown>): INode {
 		type,
 		typeVersion: 1,
 		position: [0, 0],
-		parameters: { descriptionType: 'auto', ...parameters },
+		parameters,
 	} as INode;
+}
+
+/** The tool n8n makes of a node (its name ends in "Tool", which `@tool` display options test). */
+function toolOf(description: INodeTypeDescription): INodeTypeDescription {
+	return {
+		...description,
+		name: `${description.name}Tool`,
+		displayName: `${description.displayName} Tool`,
+		inputs: [],
+		outputs: [NodeConnectionTypes.AiTool],
+	};
+}
+
+/** A tool node's parameters as n8n's Workflow holds them at run time: the defaults filled in. */
+function withDefaults(
+	tool: INodeTypeDescription,
+	parameters: Record<string, unknown>,
+): INode['parameters'] {
+	const base = node(`n8n-nodes-comms-api.${tool.name}`, parameters);
+	return NodeHelpers.getNodeParameters(
+		tool.properties,
+		base.parameters,
+		true,
+		false,
+		base,
+		tool,
+	) as INode['parameters'];
 }
 
 const SENDS = new Set([
@@ -65,14 +94,16 @@ describe.each([
 	]) as Array<[string, string, INodePropertyOptions]>;
 
 	it.each(cases)(
-		'%s: the automatic description tells the model what it needs',
+		'%s: the tool description tells the model what it needs',
 		(key, resource, option) => {
+			const tool = toolOf(description);
+			const parameters = withDefaults(tool, { resource, operation: option.value });
 			const text = NodeHelpers.getToolDescriptionForNode(
-				node(`n8n-nodes-comms-api.${description.name}Tool`, { resource, operation: option.value }),
-				{ description } as never,
+				node(`n8n-nodes-comms-api.${tool.name}`, parameters),
+				{ description: tool } as never,
 			);
-			// n8n's form: "<action> in <node name>"; ours is written for a model, not the nodes panel.
-			expect(text.endsWith(` in ${name}`)).toBe(true);
+			// The operation's own text, starting with its short name, not n8n's "<action> in <node>".
+			expect(text.startsWith(`${option.action}: `)).toBe(true);
 			expect(text.length).toBeGreaterThan(120);
 			// OpenAI's limit on a function description.
 			expect(text.length).toBeLessThan(1024);
@@ -84,12 +115,35 @@ describe.each([
 				expect(text).toMatch(/Free|Sends nothing/);
 			}
 			if (PHONE.has(key)) expect(text).toMatch(/E\.164.*\+447700900123/);
+			// A workflow author's own Description replaces it.
+			const own = NodeHelpers.getToolDescriptionForNode(
+				node(`n8n-nodes-comms-api.${tool.name}`, {
+					...parameters,
+					toolDescription: 'Text the customer',
+				}),
+				{ description: tool } as never,
+			);
+			expect(own).toBe('Text the customer');
 		},
 	);
 
-	it('each action starts with the short name the nodes panel shows, then a colon', () => {
-		for (const [, option] of operationsOf(description))
-			expect(option.action).toMatch(/^[A-Z][a-zA-Z ]{5,40}: /);
+	it('shows the Description on the tool node only', () => {
+		const [resource, option] = operationsOf(description)[0];
+		const plain = withDefaults(description, { resource, operation: option.value });
+		expect(plain.toolDescription).toBeUndefined();
+		const tool = withDefaults(toolOf(description), { resource, operation: option.value });
+		expect(String(tool.toolDescription)).toMatch(/^[A-Z]/);
+	});
+
+	it('names a node added from the nodes panel after its short action', () => {
+		for (const [resource, option] of operationsOf(description)) {
+			expect(option.action).toMatch(/^[A-Z][a-zA-Z ]{5,40}$/);
+			const parameters = { resource, operation: option.value };
+			expect(NodeHelpers.makeNodeName(parameters, description)).toBe(option.action);
+			expect(NodeHelpers.makeNodeName(parameters, toolOf(description))).toBe(
+				`${option.action} in ${name}`,
+			);
+		}
 	});
 });
 

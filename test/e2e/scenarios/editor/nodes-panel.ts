@@ -1,6 +1,6 @@
 // Editor steps 2-3: the nodes panel lists every node of the package (search "Comms"), each
 // with its icon; Comms Account's SMS actions include Send and Wait; SMS Send opens the node
-// editor on resource SMS, operation Send.
+// editor on resource SMS, operation Send, and the node is named after the action.
 
 import { expectIconLoaded } from '../../rig/browser.ts';
 import { E2eError, log } from '../../rig/proc.ts';
@@ -90,5 +90,18 @@ export async function nodesPanelSteps(context: EditorContext): Promise<void> {
 					`the node editor opened with ${name} "${shownValue}", expected "${expected}"`,
 				);
 		}
+		// n8n names a node added from an action after it: the action's short name.
+		await page
+			.locator(`[data-test-id=canvas-node][data-node-name="${sendSms.action}"]`)
+			.first()
+			.waitFor({ state: 'attached', timeout: 10_000 })
+			.catch(async () => {
+				const names = await page
+					.locator('[data-test-id=canvas-node]')
+					.evaluateAll((all) => all.map((node) => node.getAttribute('data-node-name')));
+				throw new E2eError(
+					`the node added from "${sendSms.action}" is not named after it: the canvas holds ${JSON.stringify(names)}`,
+				);
+			});
 	});
 }
