@@ -18,7 +18,7 @@ import {
 	accountApiRequest,
 	accountServerNow,
 	type CommsContext,
-	type Reconcile,
+	type RecoveryLookup,
 } from '../transport';
 
 /** Records asked for in one look-up: the API's largest page. */
@@ -56,7 +56,7 @@ function sentSmsPage(
 }
 
 /** For POST /v1/sms with this body: GET /v1/sms for that number, that recipient, sent since just before. */
-export function sentSmsLookup(body: IDataObject): Reconcile {
+export function sentSmsLookup(body: IDataObject): RecoveryLookup {
 	const sms = smsOf(body);
 	return {
 		key: `sms|${sms.phoneDocId}|${sms.to}`,
@@ -92,7 +92,7 @@ export async function recentSentSms(
 }
 
 /** For POST /v1/calls with this body: GET /v1/calls in that mode, for that number and customer, since just before. */
-export function createdCallLookup(body: IDataObject): Reconcile {
+export function createdCallLookup(body: IDataObject): RecoveryLookup {
 	const call: CallCreate = {
 		phoneDocId: String(body.phoneDocId),
 		to: String(body.to),

@@ -1,6 +1,6 @@
 /**
  * What one request is (`Attempt`), how a write is looked up when its outcome is unknown
- * (`Reconcile`), and how an attempt ended (`Ending`): the shapes the other files share.
+ * (`RecoveryLookup`), and how an attempt ended (`Ending`): the shapes the other files share.
  */
 import type { IDataObject, IHttpRequestMethods, NodeApiError } from 'n8n-workflow';
 
@@ -28,7 +28,7 @@ export interface LookupWindow {
  * A write the transport can look up when its outcome is unknown (see `../account/recoveryLookups.ts`). Without
  * one, a write whose outcome is unknown is never sent again.
  */
-export interface Reconcile {
+export interface RecoveryLookup {
 	/** Writes that could be taken for one another (same number and recipient) share a key. */
 	key: string;
 	/** For the output's note: "the SMS", and where it was looked for: "the SMS history". */
@@ -85,7 +85,7 @@ export interface Attempt {
 	action: string;
 	/** What to check, when its outcome is unknown and it cannot be looked up. */
 	check?: string;
-	reconcile?: Reconcile;
+	recoveryLookup?: RecoveryLookup;
 	/** The longest any one wait may be (a poll must not outlast its interval); default 120 s. */
 	maxWaitMs?: number;
 }

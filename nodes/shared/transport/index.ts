@@ -21,7 +21,7 @@
  * recoveryClaims.ts what it remembers process-wide), serverClock.ts (the server's clock),
  * nodeErrors.ts (the NodeApiErrors), secrets.ts (redaction) and clock.ts (time, for tests).
  */
-export type { LookupResult, LookupWindow, Reconcile } from './attempt';
+export type { LookupResult, LookupWindow, RecoveryLookup } from './attempt';
 export { systemClock } from './clock';
 export type { UnifiedKeyMode } from './credentialRules';
 export { redactSecrets } from './secrets';

@@ -25,7 +25,7 @@ async function lookUp(
 	firstSentWallMs: number,
 	scoped: (ids: string[]) => string[],
 ): Promise<LookupResult> {
-	const reconcile = attempt.reconcile!;
+	const lookup = attempt.recoveryLookup!;
 	const leave = await gate.enter(gateKey, 'lookUp');
 	try {
 		const window = {
@@ -34,7 +34,7 @@ async function lookUp(
 		};
 		let found: LookupResult;
 		try {
-			found = await reconcile.find(ctx, window, attempt.itemIndex);
+			found = await lookup.find(ctx, window, attempt.itemIndex);
 		} catch (error) {
 			if (cancelSignal(ctx)?.aborted)
 				throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', {
@@ -53,7 +53,7 @@ async function lookUp(
 }
 
 /** What the look-ups of a write whose outcome is unknown came to. */
-export type Recovery =
+export type RecoveryOutcome =
 	/** Its record: the request was carried out. `body` is cleared of secrets and noted. */
 	| { kind: 'found'; body: IDataObject }
 	/** Not in the history at any look-up. */
@@ -85,9 +85,9 @@ export async function recoverUnknown(
 	attempt: Attempt,
 	unknown: Extract<Ending, { kind: 'unknown' }>,
 	at: LookUps,
-): Promise<Recovery> {
+): Promise<RecoveryOutcome> {
 	const { number, gateKey, firstSentWallMs, scoped, cancel } = at;
-	const reconcile = attempt.reconcile!;
+	const lookup = attempt.recoveryLookup!;
 	const startedMs = systemClock.now();
 	let lookups = 0;
 	let found: LookupResult = { kind: 'absent' };
@@ -95,7 +95,7 @@ export async function recoverUnknown(
 		for (const atMs of at.atMs) {
 			const waitMs = startedMs + atMs - systemClock.now();
 			ctx.logger?.debug(
-				`${attempt.profile.name}: ${unknown.label} on a write, looking it up in ${reconcile.history} in ${Math.max(0, Math.round(waitMs))} ms (attempt ${number}, look-up ${lookups + 1})`,
+				`${attempt.profile.name}: ${unknown.label} on a write, looking it up in ${lookup.history} in ${Math.max(0, Math.round(waitMs))} ms (attempt ${number}, look-up ${lookups + 1})`,
 			);
 			if (waitMs > 0) await sleep(systemClock, waitMs, cancel);
 			lookups++;
@@ -119,8 +119,8 @@ export async function recoverUnknown(
 		body.recoveredAfter = unknown.label;
 		body.recovered = 'foundInHistory';
 		body.recovery = at.afterResend
-			? `After ${unknown.label} the outcome was unknown and it was sent again, once; ${reconcile.what} was then found in ${reconcile.history}${lookups > 1 ? ` at look-up ${lookups}` : ''}, so it was not sent a third time.`
-			: `After ${unknown.label} the outcome was unknown; ${reconcile.what} was found in ${reconcile.history}${lookups > 1 ? ` at look-up ${lookups}` : ''}, so it was not sent again.`;
+			? `After ${unknown.label} the outcome was unknown and it was sent again, once; ${lookup.what} was then found in ${lookup.history}${lookups > 1 ? ` at look-up ${lookups}` : ''}, so it was not sent a third time.`
+			: `After ${unknown.label} the outcome was unknown; ${lookup.what} was found in ${lookup.history}${lookups > 1 ? ` at look-up ${lookups}` : ''}, so it was not sent again.`;
 		return { kind: 'found', body };
 	}
 	if (found.kind === 'undecided')

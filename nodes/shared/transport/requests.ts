@@ -4,7 +4,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { accountApi } from './accountApi';
-import type { Reconcile } from './attempt';
+import type { RecoveryLookup } from './attempt';
 import { type CommsContext, getConnection } from './connection';
 import { unifiedApi, type UnifiedService } from './unifiedApi';
 import { send } from './send';
@@ -24,7 +24,7 @@ export interface AccountRequest {
 	 * request is sent again only if the look-up shows it was not carried out. Without it, such
 	 * a write is never sent again.
 	 */
-	reconcile?: Reconcile;
+	recoveryLookup?: RecoveryLookup;
 	/** The longest any one wait may be (a 429's Retry-After included); default 120 s. */
 	maxWaitMs?: number;
 }
@@ -49,7 +49,7 @@ export async function accountApiRequest(
 		body: request.body ? () => ({ ...request.body }) : undefined,
 		itemIndex: request.itemIndex,
 		action: request.action ?? 'the request was carried out',
-		reconcile: request.method === 'POST' ? request.reconcile : undefined,
+		recoveryLookup: request.method === 'POST' ? request.recoveryLookup : undefined,
 		maxWaitMs: request.maxWaitMs,
 	});
 }

@@ -25,7 +25,7 @@ import {
 	type UnknownStory,
 } from './nodeErrors';
 import { hasOutcome, outcomeOf, withOutcome } from './outcome';
-import { type Recovery, recoverUnknown } from './recovery';
+import { type RecoveryOutcome, recoverUnknown } from './recovery';
 import { requestTimeoutMs } from './timeout';
 
 const noop = () => undefined;
@@ -52,11 +52,14 @@ function asNodeError(
 type UnknownEnding = Extract<Ending, { kind: 'unknown' }>;
 
 /** What look-ups that did not find the record saw, in a sentence. */
-function lookedUpText(attempt: Attempt, recovery: Exclude<Recovery, { kind: 'found' }>): string {
-	const reconcile = attempt.reconcile!;
+function lookedUpText(
+	attempt: Attempt,
+	recovery: Exclude<RecoveryOutcome, { kind: 'found' }>,
+): string {
+	const lookup = attempt.recoveryLookup!;
 	if (recovery.kind === 'undecided')
-		return `Looking it up in ${reconcile.history} could not settle it: ${recovery.reason}.`;
-	return `It was not in ${reconcile.history} in ${recovery.lookups} look-ups over ${humanDuration(recovery.spanMs)}${reconcile.resend ? '' : ', which is not proof enough to do it again: the API may record it late'}.`;
+		return `Looking it up in ${lookup.history} could not settle it: ${recovery.reason}.`;
+	return `It was not in ${lookup.history} in ${recovery.lookups} look-ups over ${humanDuration(recovery.spanMs)}${lookup.resend ? '' : ', which is not proof enough to do it again: the API may record it late'}.`;
 }
 
 /**
@@ -82,8 +85,8 @@ export async function send(
 	const cancel = cancelSignal(ctx);
 	const limiter = limiterOf(connection, attempt);
 	const write = attempt.method !== 'GET';
-	const { reconcile } = attempt;
-	const gateKey = reconcile ? `${connection.scope}|${reconcile.key}` : '';
+	const { recoveryLookup: lookup } = attempt;
+	const gateKey = lookup ? `${connection.scope}|${lookup.key}` : '';
 	const scoped = (ids: string[]) => ids.map((id) => `${connection.scope}|${id}`);
 	let firstSentWallMs: number | undefined;
 	let rateLimitWaitedMs = 0;
@@ -101,7 +104,7 @@ export async function send(
 		for (let number = 1; ; number++) {
 			const openUntil = breaker.openUntil(connection.scope, systemClock.now());
 			if (openUntil !== undefined) throw notAnsweringError(ctx, connection, attempt, openUntil);
-			const leave = reconcile ? await gate.enter(gateKey, 'send') : noop;
+			const leave = lookup ? await gate.enter(gateKey, 'send') : noop;
 			let ending: Ending;
 			try {
 				const { response, sentAtWallMs, failure, timedOut } = await dispatch(
@@ -125,8 +128,8 @@ export async function send(
 				} else {
 					ending = classifyFailure(ctx, connection, attempt, failure, timedOut);
 				}
-				if (ending.kind === 'success' && reconcile)
-					claims.claim(scoped(reconcile.idsOf(ending.body)), Date.now());
+				if (ending.kind === 'success' && lookup)
+					claims.claim(scoped(lookup.idsOf(ending.body)), Date.now());
 				inFlight = false;
 			} finally {
 				leave();
@@ -134,10 +137,10 @@ export async function send(
 
 			if (ending.kind === 'success') {
 				const body = redactSecrets(ending.body, connection.secrets);
-				if (resent && reconcile && story) {
+				if (resent && lookup && story) {
 					body.recoveredAfter = story.first.label;
 					body.recovered = 'sentAgain';
-					body.recovery = `After ${story.first.label} the outcome was unknown; ${reconcile.what} was not in ${reconcile.history} in ${story.lookups} look-ups over ${humanDuration(story.spanMs)}, so it had not been sent: the request was sent again, once.`;
+					body.recovery = `After ${story.first.label} the outcome was unknown; ${lookup.what} was not in ${lookup.history} in ${story.lookups} look-ups over ${humanDuration(story.spanMs)}, so it had not been sent: the request was sent again, once.`;
 				}
 				return body;
 			}
@@ -163,7 +166,7 @@ export async function send(
 							};
 			const decision = decideRetry(outcome, number, {
 				idempotent: !write,
-				canLookUp: reconcile !== undefined,
+				canLookUp: lookup !== undefined,
 				policy:
 					attempt.maxWaitMs === undefined
 						? DEFAULT_RETRY
@@ -220,7 +223,7 @@ export async function send(
 				afterResend: resent,
 			});
 			if (recovered.kind === 'found') return recovered.body;
-			const check = reconcile!.check(new Date(firstSentWallMs!).toISOString());
+			const check = lookup!.check(new Date(firstSentWallMs!).toISOString());
 			if (story) {
 				// The second unknown outcome: never a third send.
 				story.resend = {
@@ -239,7 +242,7 @@ export async function send(
 				sent,
 				rateLimited,
 			};
-			if (recovered.kind === 'undecided' || !reconcile!.resend)
+			if (recovered.kind === 'undecided' || !lookup!.resend)
 				throw unknownOutcomeError(ctx, connection, attempt, story, check);
 			resent = true;
 		}
@@ -254,9 +257,7 @@ export async function send(
 			story.resend = { ended: endedText(attempt, undefined, error) };
 			story.sent = sent;
 			story.rateLimited = rateLimited;
-			const check = reconcile
-				? reconcile.check(new Date(firstSentWallMs!).toISOString())
-				: attempt.check;
+			const check = lookup ? lookup.check(new Date(firstSentWallMs!).toISOString()) : attempt.check;
 			throw unknownOutcomeError(ctx, connection, attempt, story, check);
 		}
 		// An error nobody marked: unknown if a request was on its way, else nothing was sent.

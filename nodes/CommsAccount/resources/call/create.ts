@@ -144,7 +144,7 @@ export const callCreate: Operation<IDataObject> = {
 				body,
 				itemIndex: i,
 				action: 'the call was placed',
-				reconcile: createdCallLookup(body),
+				recoveryLookup: createdCallLookup(body),
 			}),
 		);
 	},

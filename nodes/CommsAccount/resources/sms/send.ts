@@ -101,7 +101,7 @@ export async function sendSms(
 			body,
 			itemIndex: i,
 			action: 'the SMS was sent',
-			reconcile: sentSmsLookup(body),
+			recoveryLookup: sentSmsLookup(body),
 		}),
 	);
 	// One segments field: the API's segmentsUsed, or the API's own rule where it sent none.
