@@ -55,6 +55,30 @@ const CONCURRENCY = 16;
 type Entry<P> = { itemIndex: number; value: P };
 
 /**
+ * Lanes: the items of one sequence key, in item order; an item without a key is a lane alone.
+ * Lanes start in the order of their first item.
+ */
+export function lanesOf<P>(
+	prepared: Array<Entry<P>>,
+	sequenceKey: ((value: P) => string | undefined) | undefined,
+): Array<Array<Entry<P>>> {
+	const lanes: Array<Array<Entry<P>>> = [];
+	const laneOfKey = new Map<string, Array<Entry<P>>>();
+	for (const entry of prepared) {
+		const key = sequenceKey?.(entry.value);
+		const existing = key === undefined ? undefined : laneOfKey.get(key);
+		if (existing) {
+			existing.push(entry);
+			continue;
+		}
+		const lane = [entry];
+		lanes.push(lane);
+		if (key !== undefined) laneOfKey.set(key, lane);
+	}
+	return lanes;
+}
+
+/**
  * `credentialType`: the credential the operation sends with, so that a failure that stops it
  * stops only the nodes using that same credential (without it, every credential on the node).
  */
@@ -80,21 +104,7 @@ export async function runItems<P>(
 		}
 	}
 
-	// Lanes: the items of one sequence key, in item order; an item without a key is a lane alone.
-	// Lanes start in the order of their first item.
-	const lanes: Array<Array<Entry<P>>> = [];
-	const laneOfKey = new Map<string, Array<Entry<P>>>();
-	for (const entry of prepared) {
-		const key = operation.sequenceKey?.(entry.value);
-		const existing = key === undefined ? undefined : laneOfKey.get(key);
-		if (existing) {
-			existing.push(entry);
-			continue;
-		}
-		const lane = [entry];
-		lanes.push(lane);
-		if (key !== undefined) laneOfKey.set(key, lane);
-	}
+	const lanes = lanesOf(prepared, operation.sequenceKey);
 
 	const state = executionState(ctx);
 	const credential = credentialKey(ctx, credentialType);
