@@ -41,5 +41,5 @@ it(
 			if (tally.outOfReach > 0) expect(warnings.length).toBeGreaterThan(0);
 		}
 	},
-	(SECONDS + 120) * 1000,
+	(SECONDS + 300) * 1000,
 );
