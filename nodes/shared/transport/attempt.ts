@@ -6,7 +6,7 @@ import type { IDataObject, IHttpRequestMethods, NodeApiError } from 'n8n-workflo
 
 import type { ErrorDescription } from './answers';
 import { type RateLimit, type RateLimiter, sharedLimiter } from './pacing';
-import type { CommsContext, Connection } from './connection';
+import { type CommsContext, type Connection, laneScope } from './connection';
 
 /** What a look-up found. */
 export type LookupResult =
@@ -92,8 +92,10 @@ export interface Attempt {
 
 /** The process-wide limiter of the attempt's key and lane. */
 export function limiterOf(connection: Connection, attempt: Attempt): RateLimiter {
-	const scope = attempt.lane ? `${connection.scope}:${attempt.lane}` : connection.scope;
-	return sharedLimiter(scope, attempt.profile.limitOf(attempt.lane));
+	return sharedLimiter(
+		laneScope(connection.scope, attempt.lane),
+		attempt.profile.limitOf(attempt.lane),
+	);
 }
 
 /** How an attempt ended. */

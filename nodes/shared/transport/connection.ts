@@ -50,8 +50,12 @@ export function limiterScope(
 	url: string,
 	lane?: string,
 ): string {
-	const base = `${api}:${fingerprint(key, canonicalAddress(url))}`;
-	return lane ? `${base}:${lane}` : base;
+	return laneScope(`${api}:${fingerprint(key, canonicalAddress(url))}`, lane);
+}
+
+/** The pacing scope of one lane (a Unified service) within a key's scope; the key's own without one. */
+export function laneScope(scope: string, lane?: string): string {
+	return lane ? `${scope}:${lane}` : scope;
 }
 
 function parseConnection(

@@ -6,10 +6,10 @@
 import type { IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { systemClock } from './clock';
-import type { ReleaseResult } from './pacing';
+import type { RateLimiter, ReleaseResult } from './pacing';
 import { serverClockOf } from './serverClock';
 import { BREAKER_OPEN_TIMEOUTS, breaker } from './retry';
-import { type Attempt, limiterOf } from './attempt';
+import type { Attempt } from './attempt';
 import type { CommsContext, Connection } from './connection';
 import { serverClocks } from './serverClock';
 import { requestTimeoutMs } from './timeout';
@@ -29,11 +29,13 @@ export async function dispatch(
 	ctx: CommsContext,
 	connection: Connection,
 	attempt: Attempt,
+	/** The attempt's limiter (`limiterOf`), looked up once by the caller for all its attempts. */
+	limiter: RateLimiter,
 	cancel: AbortSignal | undefined,
 	/** Called just before the request is handed to n8n: from then on, it may reach the server. */
 	onSending: () => void = () => undefined,
 ) {
-	const release = await limiterOf(connection, attempt).acquire(cancel);
+	const release = await limiter.acquire(cancel);
 	const deadline = new AbortController();
 	const stopTimer = systemClock.setTimer(() => deadline.abort(), requestTimeoutMs());
 	const signal = cancel ? AbortSignal.any([cancel, deadline.signal]) : deadline.signal;

@@ -111,6 +111,7 @@ export async function send(
 					ctx,
 					connection,
 					attempt,
+					limiter,
 					cancel,
 					() => (inFlight = true),
 				);
