@@ -37,16 +37,22 @@ export function machine() {
 	};
 }
 
-/** Our runs that failed, lost or duplicated an item (a missed speed target is not one). */
-export function problems(results: Results): string[] {
+/** Of the in-process runs, those that lost or duplicated an item. */
+export function inProcessProblems(results: Pick<Results, 'history' | 'smsTrigger'>): string[] {
 	const out: string[] = [];
-	for (const b of results.n8n.bulk)
-		if (b.failed || b.duplicates || b.nodeError)
-			out.push(`${b.scenario}: ${b.failed} failed, ${b.duplicates} duplicated`);
 	for (const [order, f] of Object.entries(results.history.orders))
 		if (f.duplicates || f.notInjected) out.push(`history ${order}: duplicates or strangers`);
 	for (const [order, f] of Object.entries(results.smsTrigger.orders))
 		if (f.burst.duplicates || f.burst.notInBurst) out.push(`trigger ${order}: duplicates`);
+	return out;
+}
+
+/** Our runs that failed, lost or duplicated an item (a missed speed target is not one). */
+export function problems(results: Results): string[] {
+	const out: string[] = inProcessProblems(results);
+	for (const b of results.n8n.bulk)
+		if (b.failed || b.duplicates || b.nodeError)
+			out.push(`${b.scenario}: ${b.failed} failed, ${b.duplicates} duplicated`);
 	if (results.n8n.overhead.ours.itemsOut !== results.n8n.overhead.items)
 		out.push('overhead run lost items');
 	return out;

@@ -15,18 +15,21 @@
 // reported in the table, not failed on (speed depends on the machine).
 //
 // `node bench/run.ts --table` writes bench/results.md again from bench/results.json, running nothing.
+// `node bench/run.ts --quick` (`npm run bench:quick`, part of `npm run check`) runs the in-process
+// part only, after checking that every compiled module the benchmarks load is there, prints its
+// figures and writes nothing: so a moved file or a broken benchmark fails CI, not the next
+// person's `npm run bench`.
 
 import { historyBench } from './in-process/history.ts';
 import { memoryBench } from './in-process/memory.ts';
 import { smsTriggerBench } from './in-process/sms-trigger.ts';
 import { verificationBench } from './in-process/verification.ts';
 import { realN8nBench } from './n8n/bench.ts';
-import { machine, problems, rewriteTable, writeResults } from './results.ts';
+import { loadAll } from './build.ts';
+import { inProcessProblems, machine, problems, rewriteTable, writeResults } from './results.ts';
 
-async function main(): Promise<number> {
-	const began = Date.now();
-	const step = (what: string) =>
-		console.log(`[bench +${((Date.now() - began) / 1000).toFixed(0)}s] ${what}`);
+/** The benchmarks that run in this process (n8n's engine here, no real n8n). */
+async function inProcess(step: (what: string) => void) {
 	step('in this process: SMS history, Return All of 10,000');
 	const history = await historyBench();
 	step('in this process: SMS trigger cost');
@@ -35,6 +38,34 @@ async function main(): Promise<number> {
 	const verification = await verificationBench();
 	step('in this process: memory for 10,000 items');
 	const memory = await memoryBench();
+	return { history, smsTrigger, verification, memory };
+}
+
+/** The in-process benchmarks alone, writing nothing; non-zero if one failed, lost or duplicated. */
+async function quick(): Promise<number> {
+	const began = Date.now();
+	loadAll();
+	const figures = await inProcess((what) =>
+		console.log(`[bench:quick +${((Date.now() - began) / 1000).toFixed(0)}s] ${what}`),
+	);
+	console.log(JSON.stringify(figures, null, 1));
+	const bad = inProcessProblems(figures);
+	if (bad.length) {
+		console.error(
+			`bench:quick: our nodes failed, lost or duplicated items:\n  ${bad.join('\n  ')}`,
+		);
+		return 1;
+	}
+	console.log(`bench:quick: passed in ${((Date.now() - began) / 1000).toFixed(0)} s`);
+	return 0;
+}
+
+async function main(): Promise<number> {
+	const began = Date.now();
+	const step = (what: string) =>
+		console.log(`[bench +${((Date.now() - began) / 1000).toFixed(0)}s] ${what}`);
+	loadAll();
+	const { history, smsTrigger, verification, memory } = await inProcess(step);
 	step('in the real n8n');
 	const n8n = await realN8nBench();
 	const results = {
@@ -61,7 +92,7 @@ if (process.argv.includes('--table')) {
 	process.exit(0);
 }
 
-main().then(
+(process.argv.includes('--quick') ? quick() : main()).then(
 	(code) => process.exit(code),
 	(error: unknown) => {
 		console.error(error);
