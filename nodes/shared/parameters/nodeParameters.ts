@@ -185,7 +185,8 @@ export function limitOf(ctx: ParameterSource, i: number): number {
 
 /** The response without the `success: true` every success carries. */
 export function withoutSuccess(body: IDataObject): IDataObject {
-	const { success: _success, ...rest } = body;
+	const rest = { ...body };
+	delete rest.success;
 	return rest;
 }
 

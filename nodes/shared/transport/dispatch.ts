@@ -7,11 +7,10 @@ import type { IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { systemClock } from './clock';
 import type { RateLimiter, ReleaseResult } from './pacing';
-import { serverClockOf } from './serverClock';
+import { serverClockOf, serverClocks } from './serverClock';
 import { BREAKER_OPEN_TIMEOUTS, breaker } from './retry';
 import type { Attempt } from './attempt';
 import type { CommsContext, Connection } from './connection';
-import { serverClocks } from './serverClock';
 import { requestTimeoutMs } from './timeout';
 
 export function cancelSignal(ctx: CommsContext): AbortSignal | undefined {

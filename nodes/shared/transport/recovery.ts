@@ -6,15 +6,13 @@
 import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 
 import { sleep, systemClock } from './clock';
-import type { LookupResult } from './attempt';
-import { lookupSince } from './serverClock';
+import type { Attempt, Ending, LookupResult } from './attempt';
+import { lookupSince, serverClocks } from './serverClock';
 import { redactSecrets } from './secrets';
-import type { Attempt, Ending } from './attempt';
 import { claims, gate } from './recoveryClaims';
 import type { CommsContext, Connection } from './connection';
 import { cancelSignal } from './dispatch';
 import { withOutcome } from './outcome';
-import { serverClocks } from './serverClock';
 
 /** Looks a write up, with sends of the same key held back, and claims what it finds. */
 async function lookUp(
