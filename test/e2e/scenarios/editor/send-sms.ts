@@ -2,7 +2,6 @@
 // send SMS; To and Message filled in, Execute step: the output panel shows the item with the
 // messageId the sandbox gave, and the sandbox received exactly that POST /v1/sms.
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type CommsSandbox, REPO } from '../../comms.ts';
@@ -27,7 +26,12 @@ async function sandboxSentSms(sandbox: CommsSandbox, body: string): Promise<Json
 	});
 	if (!response.ok) throw new E2eError(`the sandbox's GET /v1/sms answered ${response.status}`);
 	const { messages } = (await response.json()) as { messages: Json[] };
-	return messages.find((message) => message.body === body);
+	const found = messages.filter((message) => message.body === body);
+	if (found.length > 1)
+		throw new E2eError(
+			`the sandbox holds ${found.length} sent SMS with the text "${body}", expected 1`,
+		);
+	return found[0];
 }
 
 function smsPosts(sandbox: CommsSandbox) {
@@ -71,7 +75,9 @@ export async function sendSmsSteps(context: EditorContext): Promise<void> {
 		log(`  browser: the list offers ${offered.length} number(s): ${offered.join(' | ')}`);
 	});
 
-	const message = `Hello from the n8n editor (e2e ${crypto.randomBytes(3).toString('hex')})`;
+	// What a person would type: this picture is the README's, so no test token in it; the text is
+	// this scenario's alone in the run's sandbox, and the sandbox must hold it once.
+	const message = 'Hello from n8n! Your order #1042 has shipped.';
 	await step('To and Message, then Execute step', async () => {
 		await ndv.locator('[data-test-id=parameter-input-to] input').fill('+44 7700 900123');
 		await ndv.locator('[data-test-id=parameter-input-message] textarea').fill(message);
