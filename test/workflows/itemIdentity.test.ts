@@ -13,15 +13,7 @@
  * The editor's Retry is run as n8n 2.41's `ExecutionService.retry` does it (harness
  * `retryFailedExecution`, with `loadWorkflow` for "Retry with currently saved workflow").
  */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INode,
-	INodeExecutionData,
-	INodeParameters,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import {
 	CREDENTIAL_REFS,
@@ -33,6 +25,7 @@ import {
 import { setRequestTimeout } from '../../nodes/shared/transport';
 import { TEST_NUMBERS } from '../../sandbox';
 import { type FaultyProxy, startFaultyProxy } from '../support/faultyProxy';
+import { LoopFixture } from '../support/loop';
 import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
@@ -353,35 +346,4 @@ function node(name: string, type: string, parameters: INodeParameters): INode {
 		parameters,
 		credentials: CREDENTIAL_REFS,
 	};
-}
-
-/**
- * Stand-in for n8n's Loop Over Items (Split in Batches 3): its first run takes the input and
- * hands out the first batch on its "loop" output; each run after that (the loop's branch
- * returning) hands out the next, and once none is left the items that came back go out on "done".
- */
-class LoopFixture implements INodeType {
-	description: INodeTypeDescription = {
-		displayName: 'Loop',
-		name: 'loop',
-		group: ['organization'],
-		version: 1,
-		description: 'Test fixture',
-		defaults: { name: 'Loop' },
-		inputs: ['main'],
-		outputs: ['main', 'main'],
-		outputNames: ['done', 'loop'],
-		properties: [{ displayName: 'Batch Size', name: 'batchSize', type: 'number', default: 1 }],
-	};
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const state = this.getContext('node') as { left?: IDataObject[]; done?: IDataObject[] };
-		if (state.left === undefined) {
-			state.left = this.getInputData().map((item) => item.json);
-			state.done = [];
-		} else state.done!.push(...this.getInputData().map((item) => item.json));
-		const batch = state.left.splice(0, this.getNodeParameter('batchSize', 0) as number);
-		if (batch.length === 0) return [state.done!.map((json) => ({ json })), []];
-		return [[], batch.map((json) => ({ json }))];
-	}
 }

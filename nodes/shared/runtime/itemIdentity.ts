@@ -53,8 +53,8 @@ export function inputDigest(ctx: IExecuteFunctions, itemIndex: number, toolCall:
 	const item = ctx.getInputData()[itemIndex];
 	let json = item?.json;
 	if (toolCall && json && 'toolCallId' in json) {
-		const { toolCallId: _callId, ...rest } = json;
-		json = rest;
+		json = { ...json };
+		delete json.toolCallId;
 	}
 	let text: string;
 	try {
