@@ -70,7 +70,7 @@ export function restoredError(
 		itemIndex,
 		description: [
 			stored.description,
-			'An earlier try of this node in this execution left this outcome unknown, so this execution does not send it again; to send it after checking, run the workflow again.',
+			'An earlier try of this node, in this execution or in the failed execution this one retries, left this outcome unknown, so it was not sent again; to send it after checking that it did not go, run the workflow again as a new execution.',
 		]
 			.filter(Boolean)
 			.join(' '),

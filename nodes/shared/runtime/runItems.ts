@@ -23,7 +23,9 @@
  * Without Continue On Fail, the first failed request stops new ones from starting; requests
  * already under way finish, and the error says which items were carried out and which have an
  * unknown outcome, because n8n discards a failed node's output. What a failed run carried out
- * is kept with the execution for the node's next run (`Operation.carriesOutOnce`).
+ * or left unknown is kept with the execution for the next try of that run (Retry On Fail, the
+ * editor's Retry, an agent's retry: `Operation.carriesOutOnce`, failedRunMemory.ts): such an
+ * item is neither prepared nor sent again.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -97,10 +99,11 @@ export async function runItems<P>(
 	/** Items the failed try of this run carried out, or left unknown, by index. */
 	const earlier = new Map<number, Remembered>();
 
+	const recalling = memory?.hasEarlier === true;
 	for (let i = 0; i < count; i++) {
 		// An item the failed try of this run carried out, or left unknown, is not prepared again:
 		// whatever this try evaluates (or the user edited) for it, it is not sent again.
-		const recalled = memory?.hasEarlier ? memory.recall(i) : undefined;
+		const recalled = recalling ? memory!.recall(i) : undefined;
 		if (recalled) {
 			earlier.set(i, recalled);
 			continue;
