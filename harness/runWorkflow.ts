@@ -42,6 +42,8 @@ export interface RunOptions {
 	/** Extra node types for the run, by full type name. */
 	nodeTypes?: Record<string, INodeType>;
 	mode?: WorkflowExecuteMode;
+	/** The execution's id (default `harness-execution`); n8n gives every execution, a retry included, a new one. */
+	executionId?: string;
 }
 
 export interface WorkflowResult {
@@ -151,7 +153,11 @@ async function execute(
 	const finished = new Promise<IRun>((resolve) => (resolveFinished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => resolveFinished(run));
 
-	const additionalData = buildAdditionalData(options.credentials ?? {}, hooks);
+	const additionalData = buildAdditionalData(
+		options.credentials ?? {},
+		hooks,
+		options.executionId ? { executionId: options.executionId } : {},
+	);
 	const engine = new WorkflowExecute(additionalData, mode, runExecutionData);
 	await engine.processRunExecutionData(workflow);
 	const run = await finished;
@@ -199,15 +205,21 @@ export async function resumeWorkflow(
 	return await execute(json, options, saved);
 }
 
+let retries = 0;
+
 /**
  * The editor's Retry of a failed execution, as n8n 2.41's `ExecutionService.retry` does it: the
- * failed execution's saved data (through JSON, as stored), its error removed and the failed run
- * of the last node dropped, run again by a new engine from where it stopped.
+ * failed execution's saved data (through JSON, as stored, its `contextData` included), its error
+ * removed and the failed run of the last node dropped, run again by a new engine from where it
+ * stopped, as a new execution (a new id). `loadWorkflow`: the editor's "Retry with currently saved
+ * workflow": `json` is the workflow as saved since (parameters edited), and each node on the
+ * execution stack is replaced by the saved one of its name, as n8n does; otherwise `json` is the
+ * workflow the failed execution ran.
  */
 export async function retryFailedExecution(
 	json: WorkflowJson,
 	failed: WorkflowResult,
-	options: RunOptions = {},
+	options: RunOptions & { loadWorkflow?: boolean } = {},
 ): Promise<WorkflowResult> {
 	if (!failed.error) throw new Error('The execution did not fail');
 	const saved = JSON.parse(JSON.stringify(failed.run.data)) as IRunExecutionData;
@@ -215,5 +227,19 @@ export async function retryFailedExecution(
 	delete saved.resultData.error;
 	const runs = lastNodeExecuted ? saved.resultData.runData?.[lastNodeExecuted] : undefined;
 	if (runs?.length && runs[runs.length - 1].error !== undefined) runs.pop();
-	return await execute(json, { ...options, mode: 'retry' }, saved);
+	const { loadWorkflow, ...rest } = options;
+	if (loadWorkflow) {
+		// As n8n does: the nodes of a Workflow built from the saved one (its parameters' defaults filled in).
+		const workflow = buildWorkflow(json, new HarnessNodeTypes(options.nodeTypes));
+		for (const entry of saved.executionData?.nodeExecutionStack ?? []) {
+			const node = workflow.getNode(entry.node.name);
+			if (!node) throw new Error(`The saved workflow has no node "${entry.node.name}"`);
+			entry.node = node;
+		}
+	}
+	return await execute(
+		json,
+		{ executionId: `harness-retry-${++retries}`, ...rest, mode: 'retry' },
+		saved,
+	);
 }

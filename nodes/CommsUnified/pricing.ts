@@ -3,6 +3,7 @@
  *
  * Money is counted in hundredths of a penny (units), so that 0.15p emails add up exactly.
  */
+import { SEGMENT_CHARACTERS, segmentsOf } from '../shared/parameters/smsLength';
 import type { UnifiedService } from '../shared/transport';
 
 /** The spec's price table, in pence (1 credit = 1p). */
@@ -12,9 +13,6 @@ export const PRICES = {
 	emailPerEmail: 0.15,
 	aiPerRequest: 15,
 } as const;
-
-/** "160 characters make one SMS". */
-const SMS_CHARACTERS = 160;
 
 /**
  * A voice call is priced per minute, and how long it will last is not known until it ends (the
@@ -41,10 +39,8 @@ export function formatPence(units: number): string {
 	return units >= 100 * UNITS_PER_PENNY ? `${text} (£${(pence / 100).toFixed(2)})` : text;
 }
 
-/** SMS a message uses: one per started 160 characters (characters as a person counts them). */
-export function smsCount(message: string): number {
-	return Math.max(1, Math.ceil([...message].length / SMS_CHARACTERS));
-}
+/** SMS a message uses: "160 characters make one SMS" (characters as a person counts them). */
+export const smsCount = segmentsOf;
 
 export interface Price {
 	units: number;
@@ -73,7 +69,7 @@ export function priceOf(service: UnifiedService, data: Record<string, unknown>):
 			const units = toUnits(PRICES.smsPerMessage * count);
 			return {
 				units,
-				basis: `${formatPence(units)}: ${count === 1 ? 'one SMS' : `${count} SMS (one per started ${SMS_CHARACTERS} characters)`} at ${PRICES.smsPerMessage}p`,
+				basis: `${formatPence(units)}: ${count === 1 ? 'one SMS' : `${count} SMS (one per started ${SEGMENT_CHARACTERS} characters)`} at ${PRICES.smsPerMessage}p`,
 			};
 		}
 		case 'email':

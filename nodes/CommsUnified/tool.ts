@@ -12,7 +12,7 @@ export const unifiedToolDescriptions: ToolDescriptions = {
 		makeCall: `Make an AI phone call: To: the person, ${E164}; Message: what the AI voice says. 7p a minute. ${CAP} ${REAL_SEND} Returns call_id, status and billing (cost in pence)`,
 	},
 	sms: {
-		send: `Send an SMS: To: the recipient, ${E164}; Message: the text (each 160 characters is one SMS, 3p). ${CAP} ${REAL_SEND} Returns message_id, status and billing (cost in pence, credits left)`,
+		send: `Send an SMS: To: the recipient, ${E164}; Message: the text (each 160 characters is one SMS, 3p; longer than 10 SMS, 1,600 characters, is refused unless the node's Max Segments allows more). ${CAP} ${REAL_SEND} Returns message_id, status and billing (cost in pence, credits left)`,
 		sendAndWait: `Send an SMS and wait for response: To: ${E164}; Message: the question (a link to the answer page is added and charged with it). The person approves, declines or types a reply. ${CAP} ${REAL_SEND} Returns approved or text, respondedAt, or timedOut`,
 	},
 	email: {

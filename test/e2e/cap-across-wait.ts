@@ -84,6 +84,11 @@ export function capAcrossWaitWorkflow(
 		{ ...sms('SMS after', 'after', 880), onError: 'continueRegularOutput' },
 		collect,
 	];
+	return inLine(name, nodes);
+}
+
+/** A workflow of `nodes`, each feeding the next. */
+export function inLine(name: string, nodes: Workflow['nodes']): Workflow {
 	const chain = nodes.map((n) => n.name);
 	return {
 		name,

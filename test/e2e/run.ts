@@ -8,6 +8,7 @@
 //   scenarios/account-trigger-lifecycle/    its three events through restarts, both poll paths
 //   scenarios/webhook-trigger.ts            Comms Unified Trigger: signed, forged, stale, repeated
 //   scenarios/execution-state.ts            the Spending Cap across a 70 s Wait and an n8n restart
+//   scenarios/retry-after-edit.ts           the editor's Retry after raising the cap: one call each
 //   scenarios/editor/                       the editor in headless Chromium (+ README picture)
 //   scenarios/ai-agent/                     AI Agent tools, Send and Wait answered in a browser
 // The rig (rig/suite.ts, declareSuite) installs n8n 2.41.1 once into a cache, packs this package
@@ -34,6 +35,7 @@ import { retryOnFailScenario } from './scenarios/retry-on-fail.ts';
 import { aiScenario } from './scenarios/ai-agent/index.ts';
 import { editorScenario } from './scenarios/editor/index.ts';
 import { executionStateScenario } from './scenarios/execution-state.ts';
+import { retryAfterEditScenario } from './scenarios/retry-after-edit.ts';
 import { packageLoadedScenario } from './scenarios/package-loaded.ts';
 import { smsTriggerScenario } from './scenarios/sms-trigger.ts';
 import { unifiedSendSmsScenario } from './scenarios/unified-send-sms.ts';
@@ -91,7 +93,7 @@ export function commsSuite(profile: N8nProfile = LATEST, repo = REPO): Suite {
 			smsTriggerScenario,
 			...(latest ? [lifecycleScenario('default'), lifecycleScenario('durable')] : []),
 			webhookTriggerScenario,
-			...(latest ? [executionStateScenario, editorScenario(repo)] : []),
+			...(latest ? [executionStateScenario, retryAfterEditScenario, editorScenario(repo)] : []),
 			aiScenario(repo, profile.has),
 		],
 	};

@@ -5,20 +5,37 @@
  * when it stops) was not acted on, an unknown one says how many times it was sent (never fewer
  * than reached the server's door, at most twice), and the Spending Cap was never passed.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { WorkflowResult } from '../../harness';
 import type { WriteOperation } from './writeOperations';
 
 export type Reported = 'done' | 'notSent' | 'refused' | 'unknown' | 'notCarriedOut';
 
-/** What the node said of each item. */
-export function reportedOutcomes(result: WorkflowResult, count: number): Reported[] {
+type StopError = Error & { description?: string; context?: IDataObject };
+
+/** One pass of the node: its output items, or the error it stopped on (the execution's). */
+interface Pass {
+	output: INodeExecutionData[];
+	error?: StopError;
+}
+
+/** The node's passes in the execution: one, unless it ran in a loop. */
+function passesOf(result: WorkflowResult): Pass[] {
+	const runs = result.run.data.resultData.runData.Node ?? [];
+	const error = result.error as StopError | undefined;
+	if (runs.length <= 1) return [{ output: result.output('Node'), error }];
+	return runs.map((run) => ({
+		output: run.data?.main?.[0] ?? [],
+		error: run.error ? error : undefined,
+	}));
+}
+
+/** What the node said of each item in one pass. */
+function reportedIn({ output, error }: Pass, count: number): Reported[] {
 	const reported: Reported[] = new Array(count).fill('notCarriedOut');
-	const error = result.error as
-		(Error & { description?: string; context?: IDataObject }) | undefined;
 	if (!error) {
-		for (const item of result.output('Node')) {
+		for (const item of output) {
 			const index = (item.pairedItem as { item: number }).item;
 			const outcome = item.json.outcome;
 			reported[index] =
@@ -50,6 +67,11 @@ export function reportedOutcomes(result: WorkflowResult, count: number): Reporte
 	return reported;
 }
 
+/** What the node said of each item (of its last pass, when it ran in a loop). */
+export function reportedOutcomes(result: WorkflowResult, count: number): Reported[] {
+	return reportedIn(passesOf(result).at(-1)!, count);
+}
+
 /** How many times the message says the request was sent ("sent once", "sent twice"). */
 function sendsSaid(message: string): number | undefined {
 	const said = /It was sent (once|twice|(\d+) times)/.exec(message);
@@ -57,14 +79,13 @@ function sendsSaid(message: string): number | undefined {
 	return said[1] === 'once' ? 1 : said[1] === 'twice' ? 2 : Number(said[2]);
 }
 
-/** The message of each item's error, where the node gave one. */
-function messages(result: WorkflowResult, count: number): Array<string | undefined> {
+/** The message of each item's error in one pass, where the node gave one. */
+function messagesIn({ output, error }: Pass, count: number): Array<string | undefined> {
 	const found: Array<string | undefined> = new Array(count).fill(undefined);
-	const error = result.error as (Error & { context?: IDataObject }) | undefined;
 	if (error && typeof error.context?.itemIndex === 'number')
 		found[error.context.itemIndex] = error.message;
 	if (!error)
-		for (const item of result.output('Node'))
+		for (const item of output)
 			if (typeof item.json.error === 'string')
 				found[(item.pairedItem as { item: number }).item] = item.json.error;
 	return found;
@@ -98,6 +119,8 @@ export interface Exchange {
 /**
  * Everything wrong with a run, in words (empty when it kept the invariant). `sent`: requests that
  * reached the server's door (the proxy), `served`: what the server answered (the sandbox's log).
+ * In a loop the same item (its key) comes once a pass: the server may act on it once a pass, and
+ * as often as the passes that said done, give or take those that said unknown.
  */
 export function violations({
 	operation,
@@ -115,8 +138,9 @@ export function violations({
 	capPence?: number;
 }): string[] {
 	const found: string[] = [];
-	const reported = reportedOutcomes(result, keys.length);
-	const said = messages(result, keys.length);
+	const passes = passesOf(result);
+	const reported = passes.map((pass) => reportedIn(pass, keys.length));
+	const said = passes.map((pass) => messagesIn(pass, keys.length));
 	let actedInAll = 0;
 	keys.forEach((key, i) => {
 		const acted = served.filter(
@@ -129,22 +153,24 @@ export function violations({
 			(entry) => entry.method === 'POST' && entry.body.includes(key),
 		).length;
 		actedInAll += acted;
-		const what = `item ${i + 1} (${reported[i]}, acted ${acted}, sent ${wentOut})`;
-		if (acted > 1) found.push(`${what}: the server acted more than once`);
-		if (reported[i] === 'done' && acted !== 1) found.push(`${what}: called done`);
-		if (['notSent', 'refused', 'notCarriedOut'].includes(reported[i]) && acted !== 0)
-			found.push(`${what}: called not carried out`);
-		if ((reported[i] as string) === 'missing') found.push(`${what}: its error says no outcome`);
-		const message = said[i];
-		if (reported[i] === 'unknown' && message !== undefined) {
+		const reports = reported.map((pass) => pass[i]);
+		const count = (outcome: Reported) => reports.filter((r) => r === outcome).length;
+		const what = `item ${i + 1} (${reports.join(', ')}, acted ${acted}, sent ${wentOut})`;
+		if (acted > passes.length) found.push(`${what}: the server acted more than once`);
+		if (acted < count('done')) found.push(`${what}: called done`);
+		if (acted > count('done') + count('unknown')) found.push(`${what}: called not carried out`);
+		if (reports.includes('missing' as Reported)) found.push(`${what}: its error says no outcome`);
+		reports.forEach((report, p) => {
+			const message = said[p][i];
+			if (report !== 'unknown' || message === undefined) return;
 			const sends = sendsSaid(message);
 			// Never fewer than reached the server's door; more only when one was lost on the way
 			// (a timeout before it arrived), and never more than the one send again allows.
 			if (sends === undefined)
 				found.push(`${what}: its message does not say how many times it was sent`);
-			else if (sends < wentOut || sends > 2)
+			else if ((passes.length === 1 && sends < wentOut) || sends > 2)
 				found.push(`${what}: its message says sent ${sends} times`);
-		}
+		});
 	});
 	if (capPence !== undefined && operation.pence !== undefined) {
 		const spent = actedInAll * operation.pence;

@@ -3,11 +3,43 @@
  * save, with what is needed to judge a run: which requests belong to which item (a key unique to
  * the item, found in the request's body), whether the server acted on one, and what an item costs
  * under the Spending Cap. For the fault-point matrix and the fault-schedule property test.
+ *
+ * How n8n may run the node again, and what the node then evaluates differently, are dimensions of
+ * their own (`runWrite`): On Error: Continue; Retry On Fail; the editor's Retry of the failed
+ * execution with the workflow as the user saved it since (its text edited, the Spending Cap raised
+ * by one item's price); parameters with a part that evaluates differently on every try
+ * (`Math.random()`, as `$now` does between tries); and a loop that hands the node the same items
+ * again on a second pass.
  */
-import type { ICredentialDataDecryptedObject, IDataObject, INodeParameters } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeParameters,
+} from 'n8n-workflow';
 
-import { CREDENTIAL_REFS, START, type WorkflowJson } from '../../harness';
+import {
+	CREDENTIAL_REFS,
+	retryFailedExecution,
+	runWorkflow,
+	START,
+	type WorkflowJson,
+	type WorkflowResult,
+} from '../../harness';
 import type { Sandbox } from '../../sandbox';
+import { LoopFixture } from './loop';
+
+/** What the node evaluates for an item, beyond its key. */
+export interface Variant {
+	/** A part that evaluates differently on every try (n8n evaluates expressions again on each). */
+	perTry?: boolean;
+	/** The parameters as the user edited them before the editor's Retry. */
+	edited?: boolean;
+}
+
+/** An item's text: its key from the input, then what the variant adds. */
+const text = (variant: Variant, base = '{{ $json.text }}') =>
+	`=${base}${variant.perTry ? ' ({{ Math.random() }})' : ''}${variant.edited ? ' (edited)' : ''}`;
 
 export interface WriteOperation {
 	name: string;
@@ -18,7 +50,7 @@ export interface WriteOperation {
 	call?: boolean;
 	/** What one item costs against the Spending Cap, in pence (Unified). */
 	pence?: number;
-	parameters(sandbox: Sandbox): INodeParameters;
+	parameters(sandbox: Sandbox, variant: Variant): INodeParameters;
 	/** The input item that carries `key`, a string unique to the item that its request's body holds. */
 	input(key: string): IDataObject;
 	/** A key from a serial number: text, or a phone number for the operations whose body has no text. */
@@ -37,12 +69,12 @@ const accountSms = (operation: 'send' | 'sendAndWait'): WriteOperation => ({
 	name: `Comms Account SMS ${operation === 'send' ? 'Send' : 'Send and Wait'}`,
 	api: 'account',
 	oneItem: operation === 'sendAndWait',
-	parameters: (sandbox) => ({
+	parameters: (sandbox, variant) => ({
 		resource: 'sms',
 		operation,
 		phoneDocId: { __rl: true, mode: 'id', value: sandbox.numbers.main },
 		to: CUSTOMER,
-		message: '={{ $json.text }}',
+		message: text(variant),
 		...(operation === 'sendAndWait' ? { responseType: 'freeText' } : {}),
 	}),
 	input: (key) => ({ text: `Your order ${key} is ready` }),
@@ -55,13 +87,22 @@ const accountCall = (mode: 'manual' | 'ai'): WriteOperation => ({
 	name: `Comms Account Call Create (${mode})`,
 	api: 'account',
 	call: true,
-	parameters: (sandbox) => ({
+	parameters: (sandbox, variant) => ({
 		resource: 'call',
 		operation: 'create',
 		phoneDocId: { __rl: true, mode: 'id', value: sandbox.numbers.main },
 		to: '={{ $json.to }}',
 		mode,
-		...(mode === 'manual' ? { agentPhone: '+447700900301' } : { customerName: 'Sam' }),
+		// A manual call has no text: its agent's number is what varies (one of 90 on every try).
+		...(mode === 'manual'
+			? {
+					agentPhone: variant.perTry
+						? "={{ '+4477009003' + (10 + Math.floor(Math.random() * 90)) }}"
+						: variant.edited
+							? '+447700900302'
+							: '+447700900301',
+				}
+			: { customerName: text(variant, 'Sam') }),
 	}),
 	input: (key) => ({ to: key }),
 	key: numberKey,
@@ -74,14 +115,22 @@ const unifiedPath = (sandbox: Sandbox) => new URL(sandbox.unifiedUrl).pathname;
 const unified = (
 	name: string,
 	pence: number,
-	parameters: INodeParameters,
+	parameters: (text: string) => INodeParameters,
 	input: (key: string) => IDataObject,
 	extra: Partial<WriteOperation> = {},
 ): WriteOperation => ({
 	name: `Comms Unified ${name}`,
 	api: 'unified',
 	pence,
-	parameters: () => ({ ...parameters, options: { spendingCapPence: '={{ $json.cap }}' } }),
+	parameters: (_sandbox, variant) => ({
+		...parameters(text(variant)),
+		options: {
+			// Edited: raised by one item's price.
+			spendingCapPence: variant.edited
+				? `={{ $json.cap === undefined ? undefined : $json.cap + ${pence} }}`
+				: '={{ $json.cap }}',
+		},
+	}),
 	input,
 	key: textKey,
 	path: unifiedPath,
@@ -97,76 +146,172 @@ export const WRITE_OPERATIONS: WriteOperation[] = [
 	unified(
 		'Voice Make a Call',
 		70,
-		{ resource: 'voice', operation: 'makeCall', to: CUSTOMER, message: '={{ $json.text }}' },
+		(message) => ({ resource: 'voice', operation: 'makeCall', to: CUSTOMER, message }),
 		(key) => ({ text: `Remind them of ${key}` }),
 		{ call: true },
 	),
 	unified(
 		'SMS Send',
 		3,
-		{ resource: 'sms', operation: 'send', to: CUSTOMER, message: '={{ $json.text }}' },
+		(message) => ({ resource: 'sms', operation: 'send', to: CUSTOMER, message }),
 		(key) => ({ text: `Your order ${key} is ready` }),
 	),
 	unified(
 		'SMS Send and Wait',
 		3,
-		{
+		(message) => ({
 			resource: 'sms',
 			operation: 'sendAndWait',
 			to: CUSTOMER,
-			message: '={{ $json.text }}',
+			message,
 			responseType: 'freeText',
-		},
+		}),
 		(key) => ({ text: `When suits ${key}` }),
 		{ oneItem: true },
 	),
 	unified(
 		'Email Send',
 		0.15,
-		{
+		(subject) => ({
 			resource: 'email',
 			operation: 'send',
 			to: 'customer@example.com',
-			subject: '={{ $json.text }}',
+			subject,
 			html: '<p>Hello</p>',
-		},
+		}),
 		(key) => ({ text: `Order ${key}` }),
 	),
 	unified(
 		'AI Chat',
 		15,
-		{
+		(content) => ({
 			resource: 'ai',
 			operation: 'chat',
-			messages: { values: [{ role: 'user', content: '={{ $json.text }}' }] },
-		},
+			messages: { values: [{ role: 'user', content }] },
+		}),
 		(key) => ({ text: `Summarise ${key}` }),
 	),
 ];
 
-/** Start → the operation's node, with On Error and Retry On Fail as given. */
+export interface WorkflowShape {
+	continueOnFail: boolean;
+	retryOnFail: boolean;
+	variant?: Variant;
+	/** The node in a loop (Loop Over Items) that hands it this many items a pass. */
+	batchSize?: number;
+}
+
+/** Start → the operation's node (named Node), with On Error and Retry On Fail as given. */
 export function writeWorkflow(
 	operation: WriteOperation,
 	sandbox: Sandbox,
-	{ continueOnFail, retryOnFail }: { continueOnFail: boolean; retryOnFail: boolean },
+	{ continueOnFail, retryOnFail, variant = {}, batchSize }: WorkflowShape,
 ): WorkflowJson {
 	const type = `n8n-nodes-comms-api.${operation.api === 'account' ? 'commsAccount' : 'commsUnified'}`;
+	const node: INode = {
+		id: 'node',
+		name: 'Node',
+		type,
+		typeVersion: 1,
+		position: [220, 0],
+		parameters: operation.parameters(sandbox, variant),
+		credentials: CREDENTIAL_REFS,
+		...(continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...(retryOnFail ? { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } : {}),
+	};
+	if (batchSize === undefined)
+		return {
+			nodes: [START, node],
+			connections: { Start: { main: [[{ node: 'Node', type: 'main', index: 0 }]] } },
+		};
+	const loop: INode = {
+		id: 'loop',
+		name: 'Loop',
+		type: 'test.loop',
+		typeVersion: 1,
+		position: [110, 0],
+		parameters: { batchSize },
+	};
 	return {
-		nodes: [
-			START,
-			{
-				id: 'node',
-				name: 'Node',
-				type,
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: operation.parameters(sandbox),
-				credentials: CREDENTIAL_REFS,
-				...(continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
-				...(retryOnFail ? { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } : {}),
-			},
-		],
-		connections: { Start: { main: [[{ node: 'Node', type: 'main', index: 0 }]] } },
+		nodes: [START, loop, node],
+		connections: {
+			Start: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
+			Loop: { main: [[], [{ node: 'Node', type: 'main', index: 0 }]] },
+			Node: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/**
+ * How n8n runs the node again after a failure (or does not): On Error: Continue; Retry On Fail;
+ * both (n8n then retries while the first item is an error item, and carries on after the last
+ * try); or neither, and the editor's Retry of the failed execution.
+ */
+export type WriteMode = 'continue' | 'retry' | 'retryContinue' | 'editorRetry';
+
+export interface WriteRun {
+	/** The execution the judge reads: the editor's Retry of the failed one, when there was one. */
+	result: WorkflowResult;
+	/** The Spending Cap the last run had, in pence (raised by one item's price when edited). */
+	capPence?: number;
+}
+
+/**
+ * Runs the operation over `input` (items carrying their key, and `cap`) as `mode` says: with On
+ * Error: Continue, with Retry On Fail (Max Tries 2), with both, or with neither and then, if the
+ * execution failed, the editor's Retry of it with the workflow as the user saved it since. `passes` over 1:
+ * in a loop that hands the node the same items on each pass.
+ */
+export async function runWrite(
+	operation: WriteOperation,
+	sandbox: Sandbox,
+	{
+		mode,
+		perTry = false,
+		passes = 1,
+		input,
+		credentials,
+		capPence,
+	}: {
+		mode: WriteMode;
+		perTry?: boolean;
+		passes?: number;
+		input: Array<{ json: IDataObject }>;
+		credentials: Record<string, ICredentialDataDecryptedObject>;
+		capPence?: number;
+	},
+): Promise<WriteRun> {
+	const shape = (edited: boolean): WorkflowShape => ({
+		continueOnFail: mode === 'continue' || mode === 'retryContinue',
+		retryOnFail: mode === 'retry' || mode === 'retryContinue',
+		variant: { perTry, edited },
+		...(passes > 1 ? { batchSize: input.length } : {}),
+	});
+	const options = {
+		credentials,
+		nodeTypes: { 'test.loop': new LoopFixture() },
+	};
+	const looped = passes === 1 ? input : Array.from({ length: passes }, () => input).flat();
+	const first = await runWorkflow(writeWorkflow(operation, sandbox, shape(false)), {
+		...options,
+		input: looped,
+	});
+	if (mode !== 'editorRetry' || !first.error) return { result: first, capPence };
+	const retried = await retryFailedExecution(
+		writeWorkflow(operation, sandbox, shape(true)),
+		first,
+		{
+			...options,
+			loadWorkflow: true,
+		},
+	);
+	return {
+		result: retried,
+		capPence:
+			capPence === undefined || operation.pence === undefined
+				? capPence
+				: capPence + operation.pence,
 	};
 }
 

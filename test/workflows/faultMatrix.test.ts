@@ -1,8 +1,12 @@
 /**
  * The fault-point matrix: every operation that sends, calls or spends, of both nodes, run by n8n's
  * engine over a proxy that breaks the exchange at each point (test/support/faultPoints.ts), on the
- * first write attempt only or on every one, with On Error: Continue or with Retry On Fail. One
- * invariant is judged from the sandbox's own log against what the node said
+ * first write attempt only or on every one, and run again by n8n three ways: with On Error:
+ * Continue; with Retry On Fail, its parameters evaluating differently on every try (as `$now`
+ * does); and, when the execution fails, by the editor's Retry of it with the workflow edited since
+ * (the text changed, the Spending Cap raised by one item's price, and the same part differing on
+ * every evaluation; Send and Wait's link names the new execution). One invariant is judged from
+ * the sandbox's own log, over both executions, against what the node said last
  * (test/support/judgeWrites.ts): at most one action per item, done / not sent / unknown said
  * truthfully with the number of sends, and the Spending Cap never passed.
  *
@@ -10,7 +14,6 @@
  * use the rate window, of another), and the cells run together; the request timeout is 1.5 s
  * here, so an unknown SMS's look-ups span 1.5 s.
  */
-import { runWorkflow } from '../../harness';
 import { setRequestTimeout } from '../../nodes/shared/transport';
 import {
 	FAULT_POINTS,
@@ -23,9 +26,10 @@ import { useSandbox } from '../support/sandbox';
 import {
 	credentialsAt,
 	roomForEveryRun,
+	runWrite,
 	WRITE_OPERATIONS,
+	type WriteMode,
 	type WriteOperation,
-	writeWorkflow,
 } from '../support/writeOperations';
 
 const sandbox = useSandbox();
@@ -36,13 +40,12 @@ beforeAll(() => {
 afterAll(() => setRequestTimeout(previousTimeout));
 
 type Schedule = 'first' | 'every';
-type Mode = 'continue' | 'retry';
 
 interface Cell {
 	operation: WriteOperation;
 	fault: FaultPoint;
 	schedule: Schedule;
-	mode: Mode;
+	mode: WriteMode;
 }
 
 const CELLS: Cell[] = WRITE_OPERATIONS.flatMap((operation) =>
@@ -50,7 +53,12 @@ const CELLS: Cell[] = WRITE_OPERATIONS.flatMap((operation) =>
 		// A refused connection cannot be picked per request: every attempt is refused.
 		(fault === 'refuse' ? (['every'] as const) : (['first', 'every'] as const)).flatMap(
 			(schedule) =>
-				(['continue', 'retry'] as const).map((mode) => ({ operation, fault, schedule, mode })),
+				(['continue', 'retry', 'editorRetry'] as const).map((mode) => ({
+					operation,
+					fault,
+					schedule,
+					mode,
+				})),
 		),
 	),
 );
@@ -82,18 +90,15 @@ async function runCell(cell: Cell): Promise<(served: Exchange[]) => Judged> {
 	);
 	try {
 		const url = fault === 'refuse' ? await refusingUrl() : proxy.url;
-		// Room for one item under the cap: a second goes only if the first was proven not carried out.
-		const capPence = operation.pence;
-		const result = await runWorkflow(
-			writeWorkflow(operation, sandbox(), {
-				continueOnFail: mode === 'continue',
-				retryOnFail: mode === 'retry',
-			}),
-			{
-				credentials: credentialsAt(operation, sandbox(), url),
-				input: keys.map((key) => ({ json: { ...operation.input(key), cap: capPence } })),
-			},
-		);
+		// Room for one item under the cap (two after the editor's Retry raised it): a second goes
+		// only if the first was proven not carried out.
+		const { result, capPence } = await runWrite(operation, sandbox(), {
+			mode,
+			perTry: mode !== 'continue',
+			input: keys.map((key) => ({ json: { ...operation.input(key), cap: operation.pence } })),
+			credentials: credentialsAt(operation, sandbox(), url),
+			capPence: operation.pence,
+		});
 		const sent = proxy.log.map((entry) => ({ method: entry.method, body: entry.body }));
 		return (served) => ({
 			problems: violations({ operation, keys, result, sent, served, capPence }).map(
@@ -121,7 +126,7 @@ async function pooled<T>(tasks: Array<() => Promise<T>>, limit: number): Promise
 	return results;
 }
 
-it(`${CELLS.length} cells: every write operation × every fault point × first or every attempt × Continue or Retry On Fail keep the invariant`, async () => {
+it(`${CELLS.length} cells: every write operation × every fault point × first or every attempt × Continue, Retry On Fail or the editor's Retry after an edit keep the invariant`, async () => {
 	roomForEveryRun(sandbox());
 	// The refused cells wait out their backoffs (about 15 s a try): they start first.
 	const ordered = [...CELLS].sort(
@@ -155,4 +160,4 @@ it(`${CELLS.length} cells: every write operation × every fault point × first o
 			.join('\n'),
 	);
 	expect(judged.flatMap((cell) => cell.problems)).toEqual([]);
-}, 240_000);
+}, 480_000);

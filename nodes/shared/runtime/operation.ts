@@ -28,7 +28,8 @@ export interface Operation<P> {
 	 * outcome (`outcome`), and when n8n runs the node again after a failed run in the same
 	 * execution (Retry On Fail, an AI agent's tool retry, or the editor's Retry of the failed
 	 * execution) an item carried out by the failed run returns that run's result, and an item
-	 * whose outcome was unknown fails again the same way: neither is sent again.
+	 * whose outcome was unknown fails again the same way: neither is sent again, whatever the
+	 * node evaluates differently (the item is told by what n8n handed the node: itemIdentity.ts).
 	 */
 	carriesOutOnce?: boolean;
 	/**

@@ -23,19 +23,20 @@
  * Without Continue On Fail, the first failed request stops new ones from starting; requests
  * already under way finish, and the error says which items were carried out and which have an
  * unknown outcome, because n8n discards a failed node's output. What a failed run carried out
- * is kept with the execution for the node's next run (`Operation.carriesOutOnce`).
+ * or left unknown is kept with the execution for the next try of that run (Retry On Fail, the
+ * editor's Retry, an agent's retry: `Operation.carriesOutOnce`, failedRunMemory.ts): such an
+ * item is neither prepared nor sent again.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { outcomeOf, withOutcome, type WriteOutcome } from '../transport';
 import {
 	type Carried,
-	digestOf,
-	forgetFailedRun,
-	keepFailedRun,
+	carriedOutEarlier,
+	FailedRunMemory,
+	type Remembered,
 	restoredError,
 	storedError,
-	triesOf,
 } from './failedRunMemory';
 import {
 	credentialKey,
@@ -92,7 +93,21 @@ export async function runItems<P>(
 	const results: INodeExecutionData[][] = new Array(count);
 	const prepared: Array<Entry<P>> = [];
 
+	const memory = FailedRunMemory.of(ctx, operation as Operation<unknown>);
+	/** What this run carried out or left unknown, kept for the next try if this one fails. */
+	const thisRun = new Map<number, Carried>();
+	/** Items the failed try of this run carried out, or left unknown, by index. */
+	const earlier = new Map<number, Remembered>();
+
+	const recalling = memory?.hasEarlier === true;
 	for (let i = 0; i < count; i++) {
+		// An item the failed try of this run carried out, or left unknown, is not prepared again:
+		// whatever this try evaluates (or the user edited) for it, it is not sent again.
+		const recalled = recalling ? memory!.recall(i) : undefined;
+		if (recalled) {
+			earlier.set(i, recalled);
+			continue;
+		}
 		try {
 			prepared.push({ itemIndex: i, value: await operation.prepare.call(ctx, i) });
 		} catch (error) {
@@ -122,10 +137,6 @@ export async function runItems<P>(
 		else recordStop(error, itemIndex);
 	};
 	const done: number[] = [];
-
-	const earlierRun = triesOf(ctx, operation as Operation<unknown>);
-	/** What this run carried out or left unknown, kept for the next run if this one fails. */
-	const thisRun = new Map<number, Carried>();
 	/** Items whose outcome is unknown, for the error the node may stop with. */
 	const unknown: number[] = [];
 
@@ -143,7 +154,7 @@ export async function runItems<P>(
 		}
 		try {
 			const output = await operation.run.call(ctx, value, itemIndex);
-			if (earlierRun) thisRun.set(itemIndex, { output });
+			if (memory) thisRun.set(itemIndex, { output });
 			setOutput(itemIndex, output);
 			done.push(itemIndex);
 			return true;
@@ -174,24 +185,16 @@ export async function runItems<P>(
 		}));
 	};
 
-	// What the node's failed run before this one carried out, or left unknown, comes back as it
-	// was before anything is sent: never sent again, and listed whatever stops this run.
-	if (earlierRun && Object.keys(earlierRun).length > 0) {
-		for (const lane of lanes) {
-			for (let n = lane.length - 1; n >= 0; n--) {
-				const { itemIndex, value } = lane[n];
-				const earlier = earlierRun[itemIndex];
-				if (!earlier || earlier.digest !== digestOf(value)) continue;
-				lane.splice(n, 1);
-				thisRun.set(itemIndex, earlier);
-				if (earlier.error) {
-					unknown.push(itemIndex);
-					fail(restoredError(ctx, earlier.error, itemIndex), itemIndex);
-				} else {
-					setOutput(itemIndex, earlier.output!);
-					done.push(itemIndex);
-				}
-			}
+	// What the failed try of this run carried out comes back as it was, saying so; what it left
+	// unknown fails again the same way once the other items have had their turn (it was not sent
+	// by this try, so it does not stop them). Neither is sent again, and both are listed whatever
+	// stops this try.
+	for (const [itemIndex, item] of earlier) {
+		thisRun.set(itemIndex, item);
+		if (item.error) unknown.push(itemIndex);
+		else {
+			setOutput(itemIndex, carriedOutEarlier(item.output!));
+			done.push(itemIndex);
 		}
 	}
 
@@ -224,24 +227,32 @@ export async function runItems<P>(
 		Array.from({ length: Math.min(operation.concurrency ?? CONCURRENCY, open) }, worker),
 	);
 
-	// Kept for the node's next run only if n8n may run it again (it throws, or, with Retry On Fail,
-	// its first item is an error item: n8n-core retries then too); JSON, saved with the execution.
-	if (earlierRun) {
+	for (const [itemIndex, item] of earlier)
+		if (item.error) fail(restoredError(ctx, item.error, itemIndex), itemIndex);
+
+	// Kept for the next try of this run only if n8n may run it again (it throws, or, with Retry On
+	// Fail, its first item is an error item: n8n-core retries then too); JSON, saved with the execution.
+	let valueOf: Map<number, P> | undefined;
+	/** The item in a few words: from this try's request, or as the earlier try described it. */
+	const describe = (i: number) => {
+		valueOf ??= new Map(prepared.map((entry) => [entry.itemIndex, entry.value]));
+		return valueOf.has(i) ? operation.describe?.(valueOf.get(i)!) : earlier.get(i)?.what;
+	};
+	if (memory) {
 		const firstFailed = results[0]?.[0]?.json.error !== undefined;
 		if (failure.stop || (firstFailed && ctx.getNode().retryOnFail === true))
-			keepFailedRun(ctx, thisRun, new Map(prepared.map((entry) => [entry.itemIndex, entry.value])));
-		else if (Object.keys(earlierRun).length > 0) forgetFailedRun(ctx);
+			memory.keep(thisRun, describe);
+		else memory.forget();
 	}
 
 	if (failure.stop) {
 		const error = failure.stop.error as ItemError;
 		const stoppedAt = failure.stop.itemIndex;
-		const valueOf = new Map(prepared.map((entry) => [entry.itemIndex, entry.value]));
 		error.description = stopDescription({
 			description: error.description ?? '',
 			done,
 			unknown: unknown.filter((i) => i !== stoppedAt),
-			describe: (i) => operation.describe?.(valueOf.get(i) as P),
+			describe,
 			outputOf: (i) => results[i]?.[0]?.json,
 		});
 		throw error;

@@ -1,7 +1,8 @@
 /**
  * What the error a node stops with says of its other items: n8n discards a failed node's output,
- * so the user learns there which items were already carried out (and running the node again
- * would repeat them), which have an unknown outcome, and that the rest were not carried out.
+ * so the user learns there which items were already carried out (a new execution would repeat
+ * them; retrying this one does not), which have an unknown outcome, and that the rest were not
+ * carried out.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -41,7 +42,7 @@ export function stopDescription(run: StoppedRun): string {
 	const parts = [run.description];
 	if (done.length)
 		parts.push(
-			`Before the node stopped, these items (numbered from 1) were already carried out: ${list(done)}. Their results are not in the output, so running the node again would repeat them.`,
+			`Before the node stopped, these items (numbered from 1) were already carried out: ${list(done)}. Their results are not in the output; retrying this execution does not send them again, but running the workflow again as a new execution would.`,
 		);
 	if (unknown.length)
 		parts.push(

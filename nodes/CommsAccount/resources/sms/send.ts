@@ -20,7 +20,18 @@ import {
 	shown,
 	withoutSuccess,
 } from '../../../shared/parameters/nodeParameters';
-import { SMS_MAX_LENGTH, smsSegments } from './shared';
+import {
+	checkSegments,
+	maxSegments,
+	maxSegmentsOption,
+} from '../../../shared/parameters/smsLength';
+import { SMS_MAX_LENGTH, SMS_MAX_SEGMENTS, smsSegments } from './shared';
+
+/** Max Segments: at most the API's own 1,600 characters. */
+const maxSegmentsAccountOption = maxSegmentsOption({
+	ceiling: SMS_MAX_SEGMENTS,
+	charge: "each uses the plan's SMS credits as one SMS",
+});
 
 const skipIfSentWithinOption: INodeProperties = {
 	displayName: 'Skip If Sent Within (Minutes)',
@@ -56,7 +67,7 @@ export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send',
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [defaultCountryOption, skipIfSentWithinOption],
+		options: [defaultCountryOption, maxSegmentsAccountOption, skipIfSentWithinOption],
 	},
 ]);
 
@@ -77,6 +88,7 @@ function prepareSms(ctx: IExecuteFunctions, i: number): IDataObject {
 			},
 		);
 	}
+	checkSegments(ctx, i, message, maxSegments(ctx, i, SMS_MAX_SEGMENTS));
 	return {
 		phoneDocId: phoneDocId(ctx, i),
 		to: phoneNumber(ctx, i, requiredString(ctx, i, 'to', 'To'), 'To'),

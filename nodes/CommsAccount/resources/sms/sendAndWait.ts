@@ -3,7 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { sendAndWaitProperties } from '../../../shared/runtime/sendAndWait/description';
 import { answerLink, withAnswerLink } from '../../../shared/runtime/sendAndWait/wait';
-import { SMS_MAX_LENGTH } from './shared';
+import { checkSegments, maxSegments } from '../../../shared/parameters/smsLength';
+import { SMS_MAX_LENGTH, SMS_MAX_SEGMENTS } from './shared';
 import { smsSend, smsSendDescription } from './send';
 
 export const smsSendAndWaitDescription: INodeProperties[] = sendAndWaitProperties(
@@ -32,6 +33,9 @@ export const smsSendAndWait: typeof smsSend = {
 				},
 			);
 		}
+		checkSegments(this, i, message, maxSegments(this, i, SMS_MAX_SEGMENTS), {
+			label: 'Message with the answer link',
+		});
 		return { ...prepared, body: { ...prepared.body, message } };
 	},
 	sequenceKey: smsSend.sequenceKey,

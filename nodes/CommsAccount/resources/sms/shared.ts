@@ -1,14 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { pick } from '../../../shared/parameters/nodeParameters';
+import { SEGMENT_CHARACTERS, segmentsOf } from '../../../shared/parameters/smsLength';
 
 export const SMS_MAX_LENGTH = 1600;
-const SMS_SEGMENT_LENGTH = 160;
+/** The API's 1,600 characters, in segments. */
+export const SMS_MAX_SEGMENTS = SMS_MAX_LENGTH / SEGMENT_CHARACTERS;
 
 /** Segments a message uses, by the API's rule: 160 characters a segment. */
-export function smsSegments(message: string): number {
-	return Math.max(1, Math.ceil([...message].length / SMS_SEGMENT_LENGTH));
-}
+export const smsSegments = segmentsOf;
 
 const SIMPLE_SMS_FIELDS = [
 	'id',

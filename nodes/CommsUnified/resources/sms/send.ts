@@ -20,7 +20,16 @@ import {
 	spendingCapOption,
 } from '../../envelope';
 import { optionalPhoneNumber } from '../../inputs';
-import { priceOf } from '../../pricing';
+import { formatPence, priceOf, PRICES, toUnits } from '../../pricing';
+import {
+	checkSegments,
+	maxSegments,
+	maxSegmentsOption,
+} from '../../../shared/parameters/smsLength';
+
+/** What `segments` SMS cost with a live key, in words, for a refusal. */
+export const segmentsCost = (segments: number) =>
+	`${formatPence(toUnits(PRICES.smsPerMessage * segments))} with a live key (${PRICES.smsPerMessage}p an SMS)`;
 
 export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send', [
 	toParameter('The mobile number to text.'),
@@ -32,7 +41,7 @@ export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send',
 		default: '',
 		required: true,
 		description:
-			'The text to send. Every 160 characters make one SMS, charged 3p each with a live key.',
+			'The text to send. Every 160 characters make one SMS, charged 3p each with a live key; a text longer than Max Segments (10 SMS, 1,600 characters, unless changed under Options) is refused before sending.',
 	},
 	{
 		displayName: 'From',
@@ -49,7 +58,12 @@ export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send',
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [defaultCountryOption, includeBillingOption, spendingCapOption],
+		options: [
+			defaultCountryOption,
+			includeBillingOption,
+			maxSegmentsOption({ charge: 'each is charged as one SMS, 3p with a live key' }),
+			spendingCapOption,
+		],
 	},
 ]);
 
@@ -57,6 +71,7 @@ export const smsSend: Operation<Envelope> = {
 	prepare(i) {
 		const to = phoneNumber(this, i, requiredString(this, i, 'to', 'To'), 'To');
 		const message = requiredMessage(this, i, 'message', 'Message');
+		checkSegments(this, i, message, maxSegments(this, i), { cost: segmentsCost });
 		const from = optionalPhoneNumber(this, i, 'from', 'From');
 		const data = { to, message, ...(from ? { from } : {}) };
 		return { data, price: priceOf('sms', data), what: 'SMS', money: moneySettings(this, i) };
