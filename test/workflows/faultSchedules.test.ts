@@ -1,9 +1,11 @@
 /**
  * Random fault schedules over multi-item runs (fast-check): each run draws an operation, 1 to 5
  * items, for each item the fault its successive write attempts meet (any fault point, or none),
- * On Error: Continue or Retry On Fail, and for the Unified node no Spending Cap or one with room
- * for 0 to all of the items. n8n's engine runs the workflow against the sandbox behind the
- * fault-point proxy, and the run is judged two ways:
+ * On Error: Continue or Retry On Fail, for the Unified node no Spending Cap or one with room for
+ * 0 to all of the items, and the clocks: the API's clock off n8n's (-8 s to +3 s; runs sharing a
+ * skew run together) and the proxy a gateway writing its own Date header ahead, behind or not at
+ * all. n8n's engine runs the workflow against the sandbox behind the fault-point proxy, and the
+ * run is judged two ways:
  *
  * - the invariant of the fault matrix (test/support/judgeWrites.ts);
  * - a simple model of the server: an attempt that met no fault, or a fault after the server acts
@@ -59,6 +61,9 @@ const runArbitrary = fc
 		mode: fc.constantFrom('continue', 'retry'),
 		// No cap, or room for this many items (the others must then be refused before sending).
 		capItems: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+		// The API's clock off n8n's, and a gateway's own Date off n8n's (or none), in ms.
+		apiSkewMs: fc.constantFrom(-8_000, -1_200, 0, 3_000),
+		gatewayDateMs: fc.constantFrom(undefined, 2_500, -3_000),
 	})
 	.map((run) => {
 		const operation = WRITE_OPERATIONS[run.operation];
@@ -88,7 +93,7 @@ async function execute(run: Run): Promise<(served: Exchange[]) => string[]> {
 			attempts.set(keys[index], attempt + 1);
 			return faults[index][attempt] ?? 'pass';
 		},
-		{ slowByteMs: 100 },
+		{ slowByteMs: 100, gatewayDateMs: run.gatewayDateMs },
 	);
 	try {
 		const result = await runWorkflow(
@@ -134,7 +139,7 @@ async function execute(run: Run): Promise<(served: Exchange[]) => string[]> {
 			});
 			return problems.map(
 				(problem) =>
-					`${operation.name}, ${run.items} items, ${mode}, cap ${capPence ?? '-'}, faults ${JSON.stringify(faults.slice(0, run.items))}: ${problem}`,
+					`${operation.name}, ${run.items} items, ${mode}, cap ${capPence ?? '-'}, API clock ${run.apiSkewMs} ms, gateway Date ${run.gatewayDateMs ?? '-'} ms, faults ${JSON.stringify(faults.slice(0, run.items))}: ${problem}`,
 			);
 		};
 	} finally {
@@ -146,15 +151,20 @@ it(`${RUNS} random fault schedules over multi-item runs keep the invariant and m
 	roomForEveryRun(sandbox());
 	const runs = fc.sample(runArbitrary, { numRuns: RUNS, seed: SEED });
 	const judges: Array<(served: Exchange[]) => string[]> = [];
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: 16 }, async () => {
-			while (next < runs.length) {
-				const index = next++;
-				judges[index] = await execute(runs[index]);
-			}
-		}),
-	);
+	// The API's clock is the sandbox's: the runs sharing a skew run together, one skew after another.
+	for (const skewMs of new Set(runs.map((run) => run.apiSkewMs))) {
+		sandbox().control.setClockSkew(skewMs / 1000);
+		const group = runs.flatMap((run, index) => (run.apiSkewMs === skewMs ? [index] : []));
+		let next = 0;
+		await Promise.all(
+			Array.from({ length: 16 }, async () => {
+				while (next < group.length) {
+					const index = group[next++];
+					judges[index] = await execute(runs[index]);
+				}
+			}),
+		);
+	}
 	const served = sandbox()
 		.requests()
 		.map((entry) => ({
