@@ -7,8 +7,14 @@
  *   ignores `since`, entries that are not records, records without a usable time (missing or
  *   garbled) that the server returns on every page;
  * - sent SMS whose receipt comes at once, late, after the day they are watched, never, or as a
- *   failure; calls that end at once, late, after a day, never; statuses in progress in any order
- *   (and records with no readable status), calls without a number to look them up by;
+ *   failure (`failed`, `undelivered`, `rejected`); calls that end at once, late, after a day,
+ *   never, or at a status nobody listed (to the trigger, still in progress); statuses in progress
+ *   in any order, statuses nobody listed among them (`agent-answered`, `dialing`, `pending`,
+ *   `submitted`), records with no readable status, calls without a number to look them up by;
+ * - the API's clock off n8n's, either way, by up to 20 s (and now and then by minutes behind or
+ *   up to 55 s ahead): the trigger starts as it does at activation (startingPoint.ts), reading
+ *   the history then, and knows the API's clock only from the records it reads (and, for SMS
+ *   Delivered, from sent SMS this n8n made), as the transport learns it;
  * - polls that fail half-way (the nth request throws: nothing of the poll counts), polls that
  *   overlap (two from one stored state: one commits, the other is fenced, as n8n's durable
  *   scheduler does; the state object they share must come out unchanged), restarts (the state
@@ -20,7 +26,12 @@
  *
  * The properties, for every event:
  * - **exactly once**: no record is emitted twice; nothing is emitted that does not qualify
- *   (history, an SMS never delivered, a call flagged `stillInProgress` that had ended);
+ *   (history from before publishing, unless Include Last Minutes reaches it; an SMS never
+ *   delivered; a call flagged `stillInProgress` that had ended; a call at a status not known to
+ *   be final);
+ * - **where it starts**: never after the moment of publishing on the API's clock, whatever
+ *   n8n's clock says; within the skew any API may have, the same moment before it (less
+ *   Include Last Minutes), unless the read at activation could not see everything;
  * - **complete**: every qualifying record is emitted unless a documented limit excuses it:
  *   it was out of reach of every request at a poll after it arrived (newest first behind a
  *   page of newer ones, more than a page at its time, a server ignoring `since`) before the
