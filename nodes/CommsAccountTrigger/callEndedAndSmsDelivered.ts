@@ -186,7 +186,7 @@ export async function pollOutcomeEvent(
 		? { ...stored, fp }
 		: outcomeBaseline(kind, await startOf(ctx, fp, setup, readPage, outcomeShape(kind)), fp);
 
-	// Now on the API's clock (at the earliest its records allow), which its record times use.
+	// Now on the API's clock, as far as it was measured (its record times use that clock).
 	let now = await apiNow(ctx);
 	const result = await pollOutcomes(
 		state,

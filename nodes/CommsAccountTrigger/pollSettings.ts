@@ -109,8 +109,8 @@ export function withinBudget(setup: PollSetup): boolean {
 }
 
 /**
- * Now on the API's clock, at the earliest the records it has returned allow (never ahead of it),
- * which its record times use: the trigger's position never passes it.
+ * Now on the API's clock, as the records this n8n made have shown it (n8n's clock where nothing
+ * has): what the trigger dates by, and what its position never passes (serverClock.ts).
  */
 export async function apiNow(ctx: IPollFunctions): Promise<number> {
 	return (await accountClock(ctx)).now();

@@ -51,7 +51,7 @@ export async function pollSmsReceived(
 		},
 		{
 			settings: { ...DEFAULT_SETTINGS, lookBackMs: setup.lookBackMs },
-			// Now on the API's clock (at the earliest its records allow), which its sentAt uses.
+			// Now on the API's clock, as far as it was measured (its sentAt uses that clock).
 			now: () => now,
 			keepReading: () => withinBudget(setup),
 			// A page of the latest messages, to see which way the server sorts, when this poll's
