@@ -30,12 +30,13 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { CREDENTIAL_REFS, PollHarness, type PollRun } from '../../harness';
+import { PollHarness, type PollRun } from '../../harness';
 import { CLOCK_PRECISION_MS } from '../../nodes/CommsAccountTrigger/historyCursor';
 import { DEFAULT_OUTCOME_SETTINGS } from '../../nodes/CommsAccountTrigger/pendingRecords';
 import { PHONE_DOC_IDS, type Sandbox, TEST_NUMBERS } from '../../sandbox';
 import { accountApi } from '../sandbox/helpers';
 import { accountCredentials } from './sandbox';
+import { accountTriggerWorkflow } from './workflows';
 
 export type SoakEvent = 'smsReceived' | 'smsDelivered' | 'callEnded';
 export type SoakPath = 'default' | 'durable';
@@ -206,29 +207,13 @@ class Trigger {
 			...(this.event === 'callEnded' ? { callMode: 'manual' } : {}),
 			options: { lookBackMinutes: WINDOW_MINUTES },
 		};
-		const harness = new PollHarness(
-			{
-				nodes: [
-					{
-						id: 'trigger',
-						name: 'Trigger',
-						type: 'n8n-nodes-comms-api.commsAccountTrigger',
-						typeVersion: 1,
-						position: [0, 0],
-						parameters,
-						credentials: CREDENTIAL_REFS,
-					},
-				],
-				connections: {},
-			},
-			{
-				credentials: accountCredentials(this.sandbox),
-				cursors: this.path === 'durable' ? 'durable' : 'staticData',
-				keepContext: this.path === 'default',
-				budgetMs: this.budgetMs,
-				workflowId: `soak-${this.event}-${this.path}`,
-			},
-		);
+		const harness = new PollHarness(accountTriggerWorkflow(parameters), {
+			credentials: accountCredentials(this.sandbox),
+			cursors: this.path === 'durable' ? 'durable' : 'staticData',
+			keepContext: this.path === 'default',
+			budgetMs: this.budgetMs,
+			workflowId: `soak-${this.event}-${this.path}`,
+		});
 		if (this.harness) harness.restore(this.harness.storedStaticData);
 		return harness;
 	}

@@ -119,6 +119,17 @@ async function runCell(
 	}
 }
 
+/** What the sandbox did, as the judge reads it. */
+function servedLog(): Exchange[] {
+	return sandbox()
+		.requests()
+		.map((entry) => ({
+			method: entry.method,
+			body: JSON.stringify(entry.body ?? ''),
+			status: entry.status,
+		}));
+}
+
 /** Runs `tasks` with at most `limit` at once. */
 async function pooled<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T[]> {
 	const results: T[] = new Array(tasks.length);
@@ -144,13 +155,7 @@ it(`${CELLS.length} cells: every write operation × every fault point × first o
 		ordered.map((cell) => () => runCell(cell)),
 		48,
 	);
-	const served = sandbox()
-		.requests()
-		.map((entry) => ({
-			method: entry.method,
-			body: JSON.stringify(entry.body ?? ''),
-			status: entry.status,
-		}));
+	const served = servedLog();
 	const judged = judges.map((judge) => judge(served));
 	// What the matrix exercised, by fault point: the outcomes the node said, and the actions.
 	const tally = new Map<string, Map<string, number>>();
@@ -208,13 +213,7 @@ it(`${CLOCK_CELLS.length * API_SKEWS.length} cells with the clocks at odds: the 
 			),
 			48,
 		);
-		const served = sandbox()
-			.requests()
-			.map((entry) => ({
-				method: entry.method,
-				body: JSON.stringify(entry.body ?? ''),
-				status: entry.status,
-			}));
+		const served = servedLog();
 		for (const judged of judges.map((judge) => judge(served))) {
 			problems.push(...judged.problems.map((problem) => `API clock ${skewMs} ms: ${problem}`));
 			for (const { reported, acted } of judged.outcomes) {
