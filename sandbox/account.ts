@@ -359,6 +359,7 @@ function createCall(caller: Caller): JsonReply {
 		agentPhone,
 		outcome,
 		startMs: nowMs,
+		unlisted: world.settings.unlistedStatuses,
 	});
 	world.state.manualCalls.push(call);
 	return {
@@ -432,6 +433,7 @@ function createAiCall(
 		customCallReason,
 		aiInstructions,
 		startMs: nowMs,
+		unlisted: world.settings.unlistedStatuses,
 	});
 	world.state.aiCalls.push(call);
 	return {
@@ -571,6 +573,7 @@ function sendSms(caller: Caller): JsonReply {
 					: 'delivered',
 		source: 'account-api',
 		nowMs: world.clock.now(),
+		unlisted: world.settings.unlistedStatuses,
 	});
 	world.state.sms.push(sms);
 	return {

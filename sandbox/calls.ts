@@ -89,6 +89,34 @@ export const AI_SCRIPTS: Record<AiOutcome, Step[]> = {
 	],
 };
 
+/**
+ * The path a manual call takes when the sandbox reports statuses nobody listed (the setting
+ * `unlistedStatuses`): after the agent answers, `agent-answered` (1 s) and `dialing` (2 s) before
+ * `ringing-customer`, which is that much shorter, so every call ends when it would have. A call the
+ * agent never answers is unchanged.
+ */
+export function unlistedManualPath(steps: Step[]): Step[] {
+	if (steps[0].status !== 'ringing-agent' || steps.length < 3) return steps;
+	const [agent, customer, ...rest] = steps;
+	return [
+		agent,
+		{ status: 'agent-answered', seconds: 1 },
+		{ status: 'dialing', seconds: 2 },
+		{ ...customer, seconds: Math.max(0, (customer.seconds ?? 0) - 3) },
+		...rest,
+	];
+}
+
+/** An AI call's path with a status nobody listed: `dialing` (3 s) at the end of `initiated`. */
+export function unlistedAiPath(steps: Step[]): Step[] {
+	const [initiated, ...rest] = steps;
+	return [
+		{ ...initiated, seconds: Math.max(0, (initiated.seconds ?? 0) - 3) },
+		{ status: 'dialing', seconds: 3 },
+		...rest,
+	];
+}
+
 export function newManualCall(input: {
 	seq: number;
 	account: Account;
@@ -97,6 +125,8 @@ export function newManualCall(input: {
 	agentPhone: string;
 	outcome: ManualOutcome;
 	startMs: number;
+	/** Through statuses nobody listed (`unlistedManualPath`). */
+	unlisted?: boolean;
 }): ManualCall {
 	return {
 		kind: 'manualCall',
@@ -109,9 +139,15 @@ export function newManualCall(input: {
 		to: input.to,
 		agentPhone: input.agentPhone,
 		outcome: input.outcome,
-		lifecycle: new Lifecycle(MANUAL_SCRIPTS[input.outcome], input.startMs),
+		lifecycle: new Lifecycle(
+			input.unlisted
+				? unlistedManualPath(MANUAL_SCRIPTS[input.outcome])
+				: MANUAL_SCRIPTS[input.outcome],
+			input.startMs,
+		),
 		settled: false,
 		billedMinutes: null,
+		...(input.unlisted ? { unlisted: true } : {}),
 	};
 }
 
@@ -125,6 +161,8 @@ export function newAiCall(input: {
 	customCallReason: string | null;
 	aiInstructions: string | null;
 	startMs: number;
+	/** Through a status nobody listed (`unlistedAiPath`). */
+	unlisted?: boolean;
 }): AiCall {
 	return {
 		kind: 'aiCall',
@@ -140,9 +178,13 @@ export function newAiCall(input: {
 		aiInstructions: input.aiInstructions,
 		voiceName: input.number.voiceName,
 		outcome: 'completed',
-		lifecycle: new Lifecycle(AI_SCRIPTS.completed, input.startMs),
+		lifecycle: new Lifecycle(
+			input.unlisted ? unlistedAiPath(AI_SCRIPTS.completed) : AI_SCRIPTS.completed,
+			input.startMs,
+		),
 		settled: false,
 		billedMinutes: null,
+		...(input.unlisted ? { unlisted: true } : {}),
 	};
 }
 
@@ -157,7 +199,8 @@ const isoOrNull = (ms: number | null): string | null => (ms === null ? null : is
 
 /** Billing is measured from the moment the agent answered (the customer, for AI calls). */
 function billedFrom(call: ManualCall | AiCall): number | null {
-	return call.lifecycle.reachedAt(call.kind === 'manualCall' ? 'ringing-customer' : 'in-progress');
+	if (call.kind === 'aiCall') return call.lifecycle.reachedAt('in-progress');
+	return call.lifecycle.reachedAt('agent-answered') ?? call.lifecycle.reachedAt('ringing-customer');
 }
 
 export function manualCallRecord(

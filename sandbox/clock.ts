@@ -1,13 +1,15 @@
 /**
  * The sandbox's own clock: real time plus an offset that the control surface can move
- * forward. It can also be frozen, so that tests see exactly the same instant across many
- * requests. Every timestamp the sandbox hands out, and every time-based state change,
- * reads this clock.
+ * forward, and a skew it can set either way (an API whose clock is off its clients'). It can
+ * also be frozen, so that tests see exactly the same instant across many requests. Every
+ * timestamp the sandbox hands out (the `Date` header included), and every time-based state
+ * change, reads this clock.
  */
 export class Clock {
 	private offsetMs = 0;
 	private frozenAtMs: number | null = null;
 	private advancedMs = 0;
+	private skewMs = 0;
 
 	now(): number {
 		return this.frozenAtMs ?? Date.now() + this.offsetMs;
@@ -25,6 +27,23 @@ export class Clock {
 	/** Total of every advance() since the last reset. */
 	get advancedSeconds(): number {
 		return this.advancedMs / 1000;
+	}
+
+	/** The skew set with setSkew (seconds; negative: behind real time). */
+	get skewSeconds(): number {
+		return this.skewMs / 1000;
+	}
+
+	/**
+	 * Sets the clock `seconds` off real time, either way, apart from any advance: the API's clock
+	 * skewed from its clients'. Setting it back moves the clock back (what was stamped stays).
+	 */
+	setSkew(seconds: number): void {
+		const ms = Math.round(seconds * 1000);
+		const delta = ms - this.skewMs;
+		this.skewMs = ms;
+		if (this.frozenAtMs === null) this.offsetMs += delta;
+		else this.frozenAtMs += delta;
 	}
 
 	get frozen(): boolean {
@@ -51,6 +70,7 @@ export class Clock {
 	reset(frozen: boolean): void {
 		this.offsetMs = 0;
 		this.advancedMs = 0;
+		this.skewMs = 0;
 		this.frozenAtMs = null;
 		if (frozen) this.freeze();
 	}

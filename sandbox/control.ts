@@ -20,12 +20,19 @@ import {
 	SETTING_NAMES,
 	timestamp,
 } from './controlInput';
-import { aiCallRecord, MANUAL_SCRIPTS, AI_SCRIPTS, manualCallRecord } from './calls';
+import {
+	aiCallRecord,
+	AI_SCRIPTS,
+	MANUAL_SCRIPTS,
+	manualCallRecord,
+	unlistedAiPath,
+	unlistedManualPath,
+} from './calls';
 import { formatPounds, penceToUnits, unitsToPence } from './billing';
 import { iso } from './clock';
 import { LifecycleConflict, type Step } from './lifecycle';
 import { maskKey } from './http';
-import { newInboundSms, SMS_SCRIPTS, smsRecordView } from './messages';
+import { newInboundSms, SMS_SCRIPTS, smsRecordView, unlistedSmsPath } from './messages';
 import { MAIN_ACCOUNT_ID, PHONE_DOC_IDS, TEST_NUMBERS } from './seed';
 import type { Account, Bucket, SmsOrder, TrackedItem, UnifiedService } from './state';
 import { BALANCE_NAMES, SMS_ORDERS, UNIFIED_SERVICES, nextSeq } from './state';
@@ -88,6 +95,7 @@ export interface SettingsPatch {
 	retryAfter?: boolean;
 	unifiedLimits?: Partial<Record<UnifiedService, Partial<ServiceLimit>>>;
 	services?: Partial<Record<UnifiedService, boolean>>;
+	unlistedStatuses?: boolean;
 }
 
 export interface FailureInput {
@@ -120,22 +128,36 @@ export interface ClockView {
 	advancedSeconds: number;
 	/** Sandbox time minus real time. */
 	offsetSeconds: number;
+	/** The skew set with setClockSkew (part of offsetSeconds). */
+	skewSeconds: number;
 	frozen: boolean;
+}
+
+/** Each script passed through `path` (the item's unlisted statuses, when it has them). */
+function pathed(
+	scripts: Record<string, Step[]>,
+	path: ((steps: Step[]) => Step[]) | false | undefined,
+): Record<string, Step[]> {
+	if (!path) return scripts;
+	return Object.fromEntries(Object.entries(scripts).map(([name, steps]) => [name, path(steps)]));
 }
 
 function outcomeScripts(item: TrackedItem): Record<string, Step[]> {
 	switch (item.kind) {
 		case 'manualCall':
-			return MANUAL_SCRIPTS;
+			return pathed(MANUAL_SCRIPTS, item.unlisted && unlistedManualPath);
 		case 'aiCall':
-			return AI_SCRIPTS;
+			return pathed(AI_SCRIPTS, item.unlisted && unlistedAiPath);
 		case 'sms':
 			return item.direction === 'sent'
-				? {
-						delivered: SMS_SCRIPTS.delivered,
-						failed: SMS_SCRIPTS.failed,
-						noReceipt: SMS_SCRIPTS.noReceipt,
-					}
+				? pathed(
+						{
+							delivered: SMS_SCRIPTS.delivered,
+							failed: SMS_SCRIPTS.failed,
+							noReceipt: SMS_SCRIPTS.noReceipt,
+						},
+						item.unlisted && unlistedSmsPath,
+					)
 				: {};
 		default:
 			return unifiedScripts(item);
@@ -200,6 +222,7 @@ export class SandboxControl {
 			now: clock.nowIso(),
 			advancedSeconds: clock.advancedSeconds,
 			offsetSeconds: clock.offsetSeconds,
+			skewSeconds: clock.skewSeconds,
 			frozen: clock.frozen,
 		};
 	}
@@ -208,6 +231,15 @@ export class SandboxControl {
 	async advanceClock(seconds: number): Promise<ClockView> {
 		this.world.clock.advance(finiteNumber(seconds, 'seconds'));
 		await this.world.settle();
+		return this.clock();
+	}
+
+	/**
+	 * Sets the sandbox clock `seconds` off real time, either way (an API whose clock is behind or
+	 * ahead of n8n's): every time it stamps, its `Date` header included. Until the next reset.
+	 */
+	setClockSkew(seconds: number): ClockView {
+		this.world.clock.setSkew(finiteNumber(seconds, 'seconds', -Infinity));
 		return this.clock();
 	}
 
@@ -490,8 +522,18 @@ export class SandboxControl {
 			if (typeof enabled !== 'boolean') throw bad(`services.${known} must be true or false.`);
 			next.services[known] = enabled;
 		}
+		if (patch.unlistedStatuses !== undefined) {
+			if (typeof patch.unlistedStatuses !== 'boolean')
+				throw bad('unlistedStatuses must be true or false.');
+			next.unlistedStatuses = patch.unlistedStatuses;
+		}
 		this.world.settings = next;
 		return this.settings();
+	}
+
+	/** Calls and sent SMS made from now on pass through statuses nobody listed (see Settings). */
+	setUnlistedStatuses(unlistedStatuses: boolean): Settings {
+		return this.updateSettings({ unlistedStatuses });
 	}
 
 	setSmsOrder(smsOrder: SmsOrder): Settings {

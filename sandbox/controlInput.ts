@@ -92,6 +92,7 @@ export const SETTING_NAMES: readonly (keyof Settings)[] = [
 	'retryAfter',
 	'unifiedLimits',
 	'services',
+	'unlistedStatuses',
 ];
 export const FAILURE_FIELDS: readonly string[] = [
 	'status',

@@ -87,6 +87,13 @@ const ROUTES: Route[] = [
 	},
 	{
 		method: 'POST',
+		path: '/clock/skew',
+		summary: "set the clock off real time, either way (an API whose clock is off n8n's)",
+		fields: ['seconds'],
+		handle: (c, { input }) => ({ clock: c.setClockSkew(input.seconds as number) }),
+	},
+	{
+		method: 'POST',
 		path: '/clock/freeze',
 		summary: 'stop real time moving the clock',
 		fields: NONE,

@@ -65,6 +65,8 @@ export interface SandboxOptions {
 	log?: (line: string) => void;
 	/** Start (and reset) with a frozen clock that only control.advanceClock moves. Default false. */
 	frozenClock?: boolean;
+	/** Start (and reset) with the clock this many seconds off real time, either way. Default 0. */
+	clockSkewSeconds?: number;
 	/**
 	 * Also settle state changes every N real milliseconds, so that webhooks go out while
 	 * nobody is polling (the command line uses 1000). Default 0: only on requests.
@@ -111,6 +113,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		smsOrder: options.smsOrder ?? 'newestFirst',
 		webhookSecret,
 		frozenClock: options.frozenClock ?? false,
+		clockSkewSeconds: options.clockSkewSeconds ?? 0,
 		log,
 	});
 	const control = new SandboxControl(world);
@@ -223,7 +226,11 @@ async function serve(
 		error: body.success === false ? (body.code ?? body.error ?? null) : null,
 		keyMask,
 	});
-	sendJson(res, reply);
+	// The API's own clock, as a server writes it (a gateway in front of it may write another).
+	sendJson(res, {
+		...reply,
+		headers: { date: new Date(world.clock.now()).toUTCString(), ...reply.headers },
+	});
 }
 
 /** Credentials, URLs and test values, as printed by the command line and the control index. */

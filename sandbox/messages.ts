@@ -22,6 +22,22 @@ export const SMS_SCRIPTS: Record<SmsOutcome | 'received', Step[]> = {
 	received: [{ status: 'received' }],
 };
 
+/**
+ * A sent SMS's path when the sandbox reports statuses nobody listed (the setting
+ * `unlistedStatuses`): `sent` 2 s, `submitted` 3 s, then `pending` for the rest of the wait, and a
+ * failure ends `undelivered`. Received SMS are unchanged.
+ */
+export function unlistedSmsPath(steps: Step[]): Step[] {
+	if (steps.length < 2) return steps;
+	const [sent, final] = steps;
+	return [
+		{ status: 'sent', seconds: 2 },
+		{ status: 'submitted', seconds: 3 },
+		{ status: 'pending', seconds: Math.max(0, (sent.seconds ?? 0) - 5) },
+		final.status === 'failed' ? { status: 'undelivered' } : final,
+	];
+}
+
 /** Characters are counted as Unicode code points. */
 export function characterCount(text: string): number {
 	return [...text].length;
@@ -43,7 +59,7 @@ function newSms(
 	fields: Pick<
 		SmsRecord,
 		'direction' | 'fromNumber' | 'toNumber' | 'source' | 'outcome' | 'sentAtMs' | 'createdAtMs'
-	>,
+	> & { unlisted?: boolean },
 ): SmsRecord {
 	return {
 		...fields,
@@ -57,7 +73,9 @@ function newSms(
 		businessName: number.label,
 		segments: segmentsOf(body),
 		lifecycle: new Lifecycle(
-			SMS_SCRIPTS[fields.outcome as SmsOutcome | 'received'],
+			fields.unlisted
+				? unlistedSmsPath(SMS_SCRIPTS[fields.outcome as SmsOutcome | 'received'])
+				: SMS_SCRIPTS[fields.outcome as SmsOutcome | 'received'],
 			fields.sentAtMs,
 		),
 		settled: fields.direction === 'received',
@@ -65,9 +83,17 @@ function newSms(
 }
 
 export function newOutboundSms(
-	input: SmsBase & { to: string; outcome: SmsOutcome; source: string; nowMs: number },
+	input: SmsBase & {
+		to: string;
+		outcome: SmsOutcome;
+		source: string;
+		nowMs: number;
+		/** Through statuses nobody listed (`unlistedSmsPath`). */
+		unlisted?: boolean;
+	},
 ): SmsRecord {
 	return newSms(input, {
+		...(input.unlisted ? { unlisted: true } : {}),
 		direction: 'sent',
 		fromNumber: input.number.smsNumber as string,
 		toNumber: input.to,

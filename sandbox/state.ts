@@ -70,6 +70,8 @@ export interface Tracked {
 	settled: boolean;
 	/** Creation order, used to break ties between equal timestamps. */
 	seq: number;
+	/** Made while the setting `unlistedStatuses` was on: its path passes statuses nobody listed. */
+	unlisted?: boolean;
 }
 
 export interface ManualCall extends Tracked {

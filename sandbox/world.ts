@@ -48,6 +48,13 @@ export interface Settings {
 	unifiedLimits: Record<UnifiedService, ServiceLimit>;
 	/** false: SERVICE_UNAVAILABLE. */
 	services: Record<UnifiedService, boolean>;
+	/**
+	 * Account calls and sent SMS made while this is on pass through statuses the API documents
+	 * nowhere (a manual call `agent-answered` and `dialing`, an AI call `dialing`, an SMS
+	 * `submitted` and `pending`; a failed SMS ends `undelivered`), as the API says other
+	 * statuses exist. Default false.
+	 */
+	unlistedStatuses: boolean;
 }
 
 function defaultSettings(smsOrder: SmsOrder): Settings {
@@ -67,6 +74,7 @@ function defaultSettings(smsOrder: SmsOrder): Settings {
 			ai: { perMinute: 30, concurrent: 10 },
 		},
 		services: { voice: true, sms: true, email: true, ai: true },
+		unlistedStatuses: false,
 	};
 }
 
@@ -114,6 +122,8 @@ export interface WorldOptions {
 	smsOrder: SmsOrder;
 	webhookSecret: string;
 	frozenClock: boolean;
+	/** The clock set this far off real time (either way), also after every reset. */
+	clockSkewSeconds: number;
 	log: (line: string) => void;
 }
 
@@ -141,6 +151,7 @@ export class World {
 			options.log,
 		);
 		this.clock.reset(options.frozenClock);
+		this.clock.setSkew(options.clockSkewSeconds);
 		this.state = seedState(this.clock.now());
 		this.settings = defaultSettings(options.smsOrder);
 	}
@@ -148,6 +159,7 @@ export class World {
 	/** Back to the seeded state: data, balances, settings, limits, failures, logs and clock. */
 	reset(): void {
 		this.clock.reset(this.options.frozenClock);
+		this.clock.setSkew(this.options.clockSkewSeconds);
 		this.state = seedState(this.clock.now());
 		this.settings = defaultSettings(this.options.smsOrder);
 		this.failures = [];

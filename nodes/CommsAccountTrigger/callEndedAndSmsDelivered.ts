@@ -11,12 +11,12 @@ import { accountApiRequest } from '../shared/transport';
 import { DEFAULT_SETTINGS, type PageRequest } from './historyCursor';
 import { fetchSms, type InboxFilter, latestSms } from './smsHistoryReads';
 import { fingerprint } from './pollLifecycle';
+import { finalStatuses, isFinalStatus } from '../shared/account/statuses';
 import {
-	CALL_IN_PROGRESS,
 	DEFAULT_OUTCOME_SETTINGS,
-	describeRecord,
 	type OutcomeKind,
 	outcomeBaseline,
+	outcomeShape,
 	type OutcomeIo,
 	type OutcomeState,
 	parseOutcomeState,
@@ -44,6 +44,40 @@ const NOUNS = {
 	callEnded: { records: 'calls', time: 'creation time' },
 	smsDelivered: { records: 'sent SMS', time: 'sent time' },
 };
+
+/** Statuses (per event) already said in this process to be ones the package does not know. */
+const toldOfStatus = new Set<string>();
+
+/**
+ * Says in n8n's log, once per status in this process, a status the package does not know
+ * (with a record that had it, so users can report it), and, at info level, the sent SMS that
+ * ended without being delivered (SMS Delivered does not start for them).
+ */
+function reportStatuses(
+	ctx: IPollFunctions,
+	kind: OutcomeKind,
+	unlisted: Array<[string, string]>,
+	undelivered: Array<[string, string]>,
+): void {
+	const noun = kind === 'callEnded' ? 'call' : 'sent SMS';
+	const event = kind === 'callEnded' ? 'Call Ended' : 'SMS Delivered';
+	const finals = finalStatuses(kind === 'callEnded' ? 'call' : 'sms').join(', ');
+	for (const [status, id] of unlisted) {
+		const said = `${kind}:${status}`;
+		if (toldOfStatus.has(said)) continue;
+		toldOfStatus.add(said);
+		ctx.logger.warn(
+			`Comms Account Trigger: the ${noun} ${id} has the status "${status}", which the API does not document: it is taken as still in progress, and ${event} waits for a status known to be final (${finals}), for at most a day. Said once per status; please report it.`,
+		);
+	}
+	if (undelivered.length)
+		ctx.logger.info(
+			`Comms Account Trigger: ${undelivered.length} sent SMS ended without being delivered, so SMS Delivered does not start for them: ${undelivered
+				.slice(0, 20)
+				.map(([id, status]) => `${id} (${status})`)
+				.join(', ')}${undelivered.length > 20 ? ', …' : ''}.`,
+		);
+}
 
 /** One page of calls of one mode, most recent first (the API has no paging cursor). */
 async function fetchCalls(
@@ -143,21 +177,16 @@ export async function pollOutcomeEvent(
 	});
 	const key = STATE_KEYS[kind];
 	const stored = storedState(ctx, key, (value) => parseOutcomeState(value, kind), fp);
-	// One small request, to read the API's clock (its Date header) for the baseline.
-	const readClock = async () =>
+	// A page of the list, as the poll reads it (for the starting point at first activation).
+	const readPage = async (request: PageRequest) =>
 		kind === 'callEnded'
-			? await fetchCalls(ctx, filter, callMode, { limit: 1 }, setup.maxWaitMs)
-			: await fetchSms(
-					ctx,
-					filter,
-					{ limit: 1 },
-					{ direction: 'sent', maxWaitMs: setup.maxWaitMs },
-				);
+			? await fetchCalls(ctx, filter, callMode, request, setup.maxWaitMs)
+			: await fetchSms(ctx, filter, request, { direction: 'sent', maxWaitMs: setup.maxWaitMs });
 	const state: OutcomeState = stored
 		? { ...stored, fp }
-		: outcomeBaseline(kind, await startOf(ctx, fp, setup, async () => await readClock()), fp);
+		: outcomeBaseline(kind, await startOf(ctx, fp, setup, readPage, outcomeShape(kind)), fp);
 
-	// Now on the API's clock (as far as its Date header shows it), which its record times use.
+	// Now on the API's clock, as far as it was measured (its record times use that clock).
 	let now = await apiNow(ctx);
 	const result = await pollOutcomes(
 		state,
@@ -178,6 +207,7 @@ export async function pollOutcomeEvent(
 	ctx.getWorkflowStaticData('node')[key] = result.state as unknown as IDataObject;
 	reportSkipped(ctx, result.skipped, kind === 'callEnded' ? 'call' : 'SMS');
 	reportPoll(ctx, result, NOUNS[kind], result);
+	reportStatuses(ctx, kind, result.unlisted, result.undelivered);
 	return result.emit.length ? [ctx.helpers.returnJsonArray(result.emit as IDataObject[])] : null;
 }
 
@@ -200,7 +230,7 @@ export async function testOutcomeEvent(
 		(record) =>
 			typeof record === 'object' &&
 			record !== null &&
-			!CALL_IN_PROGRESS.has(describeRecord('callEnded', record as SmsRecord).status),
+			isFinalStatus('call', (record as SmsRecord).status),
 	);
 	if (ended) return ended as IDataObject;
 	throw new NodeOperationError(

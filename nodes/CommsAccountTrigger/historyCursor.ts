@@ -130,8 +130,9 @@ export const MAX_UNDATED = 1000;
 /** How far past the caller's clock a remembered time may be (a server's clock a little ahead). */
 export const FUTURE_TOLERANCE_MS = 60_000;
 /**
- * How far the caller's clock and the server's may disagree unnoticed (the Date header has whole
- * seconds): ids dropped for room move the floor at most this far past now.
+ * Two record times this close are the same moment (a time written in whole seconds, a record
+ * stamped a moment early: ../shared/transport/serverClock.ts): ids dropped for room move the floor
+ * at most this far past now.
  */
 export const CLOCK_PRECISION_MS = 2000;
 

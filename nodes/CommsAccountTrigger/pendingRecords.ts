@@ -17,9 +17,11 @@
  *   again after half its age (at least `minRecheckMs`, at most `maxRecheckMs`). A call that can
  *   be looked up by no number (no phoneDocId in the record or the filter) is looked for instead
  *   with one page read from its time, at most one such read a poll;
- * - **emits a record once**, the first time it is seen final (a call: any status not in
- *   progress; an SMS: `delivered`; any other final SMS status ends the wait with nothing
- *   emitted), and remembers it (historyCursor.ts) while a poll can return it again;
+ * - **emits a record once**, the first time it is seen at a status known to be final
+ *   (../shared/account/statuses.ts; a call: any ending; an SMS: `delivered`, while a failure
+ *   such as `failed` or `undelivered` ends the wait with nothing emitted, and is reported), and
+ *   remembers it (historyCursor.ts) while a poll can return it again; any other status, one
+ *   nobody listed included, is in progress (and reported once per status, with a record's id);
  * - **watches a pending record for `maxPendingMs`** (a day) from its time: then it is looked
  *   up once more, and if still not final a call is emitted as last seen with
  *   `stillInProgress: true`, an SMS is no longer watched (counted, for a log line);
@@ -38,6 +40,7 @@ import {
 	type CursorState,
 	DEFAULT_SETTINGS,
 	endPoll,
+	FUTURE_TOLERANCE_MS,
 	inTimeOrder,
 	type PageRequest,
 	parseState,
@@ -47,6 +50,13 @@ import {
 	type Stop,
 } from './historyCursor';
 import { isSmsRecord, type SmsPage, type SmsRecord } from '../shared/account/smsPaging';
+import {
+	isDelivered,
+	isFinalStatus,
+	isKnownStatus,
+	statusOf,
+	type StatusKind,
+} from '../shared/account/statuses';
 
 export type OutcomeKind = 'callEnded' | 'smsDelivered';
 
@@ -95,26 +105,6 @@ export const DEFAULT_OUTCOME_SETTINGS: OutcomeSettings = {
 	maxRecheckMs: HOUR,
 };
 
-/**
- * Call statuses that are not final. The API names only `completed` (manual calls also
- * `ringing-agent`, `no-answer-agent`, `busy`); these are the in-progress states of a call as
- * telephony providers name them. Anything else counts as final.
- */
-export const CALL_IN_PROGRESS = new Set([
-	'initiated',
-	'queued',
-	'ringing',
-	'ringing-agent',
-	'ringing-customer',
-	'in-progress',
-	'answered',
-	'connecting',
-	'bridged',
-]);
-
-/** SMS statuses on the way to `delivered`; any other status (failed, undelivered...) ends the wait. */
-const SMS_IN_PROGRESS = new Set(['queued', 'accepted', 'sending', 'sent']);
-
 function text(value: unknown): string | undefined {
 	return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 }
@@ -144,9 +134,19 @@ export function outcomeShape(kind: OutcomeKind): RecordShape {
 	};
 }
 
-/** Whether a status is on the way to a final one (a record without a readable status is too). */
+const STATUS_KIND: Record<OutcomeKind, StatusKind> = { callEnded: 'call', smsDelivered: 'sms' };
+
+/**
+ * Whether a status is on the way to a final one: any status not known to be final
+ * (../shared/account/statuses.ts), a record without a readable status included.
+ */
 export function inProgress(kind: OutcomeKind, status: string): boolean {
-	return status === '' || (kind === 'callEnded' ? CALL_IN_PROGRESS : SMS_IN_PROGRESS).has(status);
+	return !isFinalStatus(STATUS_KIND[kind], status);
+}
+
+/** Whether the event fires at this final status: a call at any ending, an SMS once delivered. */
+function fires(kind: OutcomeKind, status: string): boolean {
+	return kind === 'callEnded' || isDelivered(status);
 }
 
 /** How a record is looked up by id: SMS by messageId; calls by callId on a number. */
@@ -160,11 +160,16 @@ function refOf(kind: OutcomeKind, record: SmsRecord, phoneDocId?: string): strin
 	return callId === undefined || number === undefined ? undefined : [callId, number];
 }
 
-export function outcomeBaseline(kind: OutcomeKind, startMs: number, fp?: string): OutcomeState {
+/** The state of an outcome trigger that has never polled: its list read from `start` (a time, or a starting state). */
+export function outcomeBaseline(
+	kind: OutcomeKind,
+	start: number | CursorState,
+	fp?: string,
+): OutcomeState {
 	return {
 		v: 2,
 		kind,
-		window: baseline(startMs),
+		window: typeof start === 'number' ? baseline(start) : start,
 		pending: [],
 		...(fp === undefined ? {} : { fp }),
 	};
@@ -284,6 +289,10 @@ export interface OutcomeResult {
 	gone: number;
 	/** Pending records due for a look that waited for the next poll (`maxLookups`). */
 	deferred: number;
+	/** Statuses the package does not know (as compared: statuses.ts), read this poll, each with a record that had it. */
+	unlisted: Array<[status: string, id: string]>;
+	/** Sent SMS that ended without being delivered this poll (SMS Delivered does not fire): id and status. */
+	undelivered: Array<[id: string, status: string]>;
 }
 
 interface Tracked {
@@ -335,13 +344,20 @@ export async function pollOutcomes(
 	const looked = new Set<string>();
 	const lastRecord = new Map<string, SmsRecord>();
 	let undated = 0;
+	const unlisted = new Map<string, string>();
+	const undelivered: Array<[string, string]> = [];
 	/** A record of the list or a look-up: tracked while in progress, emitted once final. */
 	const fold = (id: string, record: SmsRecord) => {
 		const { at: listAt, status } = describeRecord(kind, record);
+		if (!isKnownStatus(STATUS_KIND[kind], status) && !unlisted.has(statusOf(status)))
+			unlisted.set(statusOf(status), id);
 		looked.add(id);
 		lastRecord.set(id, record);
 		const known = pending.get(id);
-		const at = known?.at ?? (Number.isNaN(listAt) ? nowMs : Math.min(listAt, nowMs));
+		// Dated by the list, never further past now than the cursor remembers a time (a record the
+		// API dates a little ahead of the earliest its clock can read is still at its own time).
+		const at =
+			known?.at ?? (Number.isNaN(listAt) ? nowMs : Math.min(listAt, nowMs + FUTURE_TOLERANCE_MS));
 		if (inProgress(kind, status)) {
 			pending.set(id, {
 				at,
@@ -356,10 +372,10 @@ export async function pollOutcomes(
 		pending.delete(id);
 		// Remembered as the list dates it: a record the list gives no usable time is remembered by id.
 		remember.push([id, listAt]);
-		if (kind === 'callEnded' || status === 'delivered') {
+		if (fires(kind, status)) {
 			emit.push({ id, record, at });
 			if (Number.isNaN(listAt)) undated++;
-		}
+		} else undelivered.push([id, status]);
 	};
 	// A record a poll read more than once (on two pages, or twice on one) counts as last read.
 	const read = new Map<string, SmsRecord>();
@@ -492,5 +508,7 @@ export async function pollOutcomes(
 		overflowed,
 		gone,
 		deferred,
+		unlisted: [...unlisted],
+		undelivered,
 	};
 }

@@ -14,12 +14,15 @@
  *   state from the poll it runs when a workflow is published only if that poll emits: with
  *   durable cursors (N8N_POLLER_DURABLE_CURSORS_ENABLED) the first scheduled poll then found
  *   no state and took its baseline again, past every message that arrived in between. n8n
- *   does save the workflow's own static data after publishing, so the baseline is also kept
- *   there, by node, and a poll that finds no cursor starts from it.
+ *   does save the workflow's own static data after publishing, so the starting state (where
+ *   it starts, and the ids of what was there) is also kept there, by node, and a poll that
+ *   finds no cursor starts from it.
  * - **A cursor knows what it is for** (`fingerprint`): another event or other filters start
  *   afresh from now, instead of reading everything since the last message of the old filter.
  */
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+
+import { baseline, type CursorState, parseState } from './historyCursor';
 
 /** Where, in the workflow's global static data, each trigger node's baseline is kept. */
 const BASELINES_KEY = 'commsAccountTriggerBaselines';
@@ -97,30 +100,31 @@ export function fingerprint(parts: Record<string, string>): string {
 	);
 }
 
-interface SavedBaseline {
-	at: number;
-	fp: string;
-}
-
 function nodeKeyOf(ctx: IPollFunctions): string {
 	const node = ctx.getNode();
 	return node.id ?? node.name;
 }
 
-/** The baseline kept for this node when it was published, if it is for the same fingerprint. */
-export function savedBaseline(ctx: IPollFunctions, fp: string): number | undefined {
+/**
+ * The starting state kept for this node when it was published, if it is for the same fingerprint.
+ * A baseline kept by an earlier version is a time alone (`at`): a trigger starting from it.
+ */
+export function savedBaseline(ctx: IPollFunctions, fp: string): CursorState | undefined {
 	const all = ctx.getWorkflowStaticData('global')[BASELINES_KEY] as IDataObject | undefined;
-	const saved = all?.[nodeKeyOf(ctx)] as Partial<SavedBaseline> | undefined;
-	return saved && saved.fp === fp && typeof saved.at === 'number' && Number.isFinite(saved.at)
-		? saved.at
+	const saved = all?.[nodeKeyOf(ctx)] as
+		{ at?: unknown; fp?: unknown; state?: unknown } | undefined;
+	if (!saved || saved.fp !== fp) return undefined;
+	if (saved.state !== undefined) return parseState(saved.state);
+	return typeof saved.at === 'number' && Number.isFinite(saved.at)
+		? baseline(saved.at, fp)
 		: undefined;
 }
 
-/** Keeps the baseline in the workflow's static data, which n8n saves after publishing. */
-export function keepBaseline(ctx: IPollFunctions, at: number, fp: string): void {
+/** Keeps the starting state in the workflow's static data, which n8n saves after publishing. */
+export function keepBaseline(ctx: IPollFunctions, state: CursorState, fp: string): void {
 	const global = ctx.getWorkflowStaticData('global');
 	const all = (global[BASELINES_KEY] as IDataObject | undefined) ?? {};
-	global[BASELINES_KEY] = { ...all, [nodeKeyOf(ctx)]: { at, fp } };
+	global[BASELINES_KEY] = { ...all, [nodeKeyOf(ctx)]: { state, fp } };
 }
 
 /**
@@ -131,13 +135,4 @@ export function keepBaseline(ctx: IPollFunctions, at: number, fp: string): void 
 export function isActivationPoll(ctx: IPollFunctions): boolean {
 	const mode = ctx.getActivationMode();
 	return mode === 'activate' || mode === 'init' || mode === 'leadershipChange';
-}
-
-/**
- * The API's clock offset as the trigger uses it for its baseline and cursor: 0 within the
- * Date header's precision (it has whole seconds), and at most a day behind or 5 minutes ahead.
- */
-export function boundedOffsetMs(offsetMs: number | undefined): number {
-	if (offsetMs === undefined || !Number.isFinite(offsetMs) || Math.abs(offsetMs) < 2000) return 0;
-	return Math.min(5 * MINUTE, Math.max(-24 * 60 * MINUTE, offsetMs));
 }

@@ -12,13 +12,19 @@ import {
 	phoneNumber,
 	shown,
 } from '../shared/parameters/nodeParameters';
-import { accountClockOffsetMs } from '../shared/transport';
+import { accountClock } from '../shared/transport';
 import { numberOf } from '../shared/parameters/expressionValues';
-import { DEFAULT_LOOK_BACK_MINUTES } from './historyCursor';
+import {
+	type CursorState,
+	DEFAULT_LOOK_BACK_MINUTES,
+	type PageRequest,
+	type RecordShape,
+} from './historyCursor';
+import { activate } from './startingPoint';
+import type { SmsPage } from '../shared/account/smsPaging';
 import { failureOf } from './pollFailure';
 import type { InboxFilter } from './smsHistoryReads';
 import {
-	boundedOffsetMs,
 	isActivationPoll,
 	keepBaseline,
 	savedBaseline,
@@ -102,29 +108,44 @@ export function withinBudget(setup: PollSetup): boolean {
 	return Date.now() - setup.started < setup.budgetMs * BUDGET_SHARE;
 }
 
-/** Now on the API's clock, as far as its Date header has shown it (see `boundedOffsetMs`). */
+/**
+ * Now on the API's clock, as the records this n8n made have shown it (n8n's clock where nothing
+ * has): what the trigger dates by, and what its position never passes (serverClock.ts).
+ */
 export async function apiNow(ctx: IPollFunctions): Promise<number> {
-	return Date.now() + boundedOffsetMs(await accountClockOffsetMs(ctx));
+	return (await accountClock(ctx)).now();
 }
 
 /**
- * Where a trigger without a state starts: now on the API's clock (less Include Last Minutes),
- * never the whole history. A scheduled poll that finds no state starts from the baseline the
- * publish-time poll kept, which n8n may not have committed as the node's state. `readClock`
- * makes one request, when none has shown the API's clock yet.
+ * Where a trigger without a state starts. A scheduled poll that finds no state starts from the one
+ * the publish-time poll kept, which n8n may not have committed as the node's state. Otherwise it
+ * reads the history at activation: what that read finds was there before, and is history;
+ * anything after it is new, whatever the API's clock says (startingPoint.ts). With Include Last
+ * Minutes, from that many minutes before the moment of publishing, on the API's clock as that
+ * read showed it. `read` asks for one page; `shape` dates and tells the records apart.
  */
 export async function startOf(
 	ctx: IPollFunctions,
 	fp: string,
 	setup: PollSetup,
-	readClock: () => Promise<unknown>,
-): Promise<number> {
+	read: (request: PageRequest) => Promise<SmsPage>,
+	shape?: RecordShape,
+): Promise<CursorState> {
 	const kept = isActivationPoll(ctx) ? undefined : savedBaseline(ctx, fp);
-	if (kept !== undefined) return kept;
-	if ((await accountClockOffsetMs(ctx)) === undefined) await readClock();
-	const startMs = (await apiNow(ctx)) - setup.includeLastMs;
-	keepBaseline(ctx, startMs, fp);
-	return startMs;
+	if (kept !== undefined) return { ...kept, fp };
+	const clock = await accountClock(ctx);
+	const publishedMs = Date.now();
+	const state = await activate(read, {
+		publishedMs,
+		since: () => clock.since(publishedMs),
+		now: () => clock.now(),
+		includeLastMs: setup.includeLastMs,
+		shape,
+		keepReading: () => withinBudget(setup),
+		fp,
+	});
+	keepBaseline(ctx, state, fp);
+	return state;
 }
 
 /** Whether a stored state is for another event or other filters (then it is started afresh). */

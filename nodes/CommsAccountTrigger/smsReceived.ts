@@ -2,7 +2,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import {
-	baseline,
 	type CursorState,
 	DEFAULT_SETTINGS,
 	pageOrder,
@@ -40,9 +39,7 @@ export async function pollSmsReceived(
 	});
 
 	const stored = storedState(ctx, STATE_KEY, parseState, fp);
-	const state: CursorState = stored
-		? { ...stored, fp }
-		: baseline(await startOf(ctx, fp, setup, async () => await read({ limit: 1 })), fp);
+	const state: CursorState = stored ? { ...stored, fp } : await startOf(ctx, fp, setup, read);
 
 	let now = await apiNow(ctx);
 	const outcome = await runPoll(
@@ -54,7 +51,7 @@ export async function pollSmsReceived(
 		},
 		{
 			settings: { ...DEFAULT_SETTINGS, lookBackMs: setup.lookBackMs },
-			// Now on the API's clock (as far as its Date header shows it), which its sentAt uses.
+			// Now on the API's clock, as far as it was measured (its sentAt uses that clock).
 			now: () => now,
 			keepReading: () => withinBudget(setup),
 			// A page of the latest messages, to see which way the server sorts, when this poll's

@@ -122,6 +122,7 @@ describe('unknown or misspelt fields', () => {
 			body: { seconds: 600, secnds: 600 },
 			unknown: ['secnds'],
 		}),
+		'POST /_sandbox/clock/skew': () => ({ body: { seconds: -3, secs: -3 }, unknown: ['secs'] }),
 		'POST /_sandbox/clock/freeze': () => ({ body: { frozen: true }, unknown: ['frozen'] }),
 		'POST /_sandbox/clock/unfreeze': () => ({ body: { frozen: false }, unknown: ['frozen'] }),
 		'POST /_sandbox/sms/inbound': () => ({
@@ -339,6 +340,34 @@ describe('clock', () => {
 		expect(after.advancedSeconds).toBe(90);
 		await expectControlError(control().post('/clock/advance', { seconds: -1 }), 400);
 		await expectControlError(control().post('/clock/advance', {}), 400);
+	});
+
+	it("skews the clock either way (an API whose clock is off n8n's): every time it stamps, its own Date header included, until a reset", async () => {
+		const before = (await control().get('/clock')).body.clock;
+		const behind = (await control().post('/clock/skew', { seconds: -1.2 })).body.clock;
+		expect(behind.now).toBe(at(before.now, -1.2));
+		expect(behind.skewSeconds).toBe(-1.2);
+		const ahead = (await control().post('/clock/skew', { seconds: 8 })).body.clock;
+		expect(ahead.now).toBe(at(before.now, 8));
+		const [sms] = sandbox().control.injectInboundSms({});
+		expect(sms.sentAt).toBe(ahead.now);
+		const answer = await api().get('/v1/numbers');
+		expect(answer.headers.date).toBe(new Date(ahead.now).toUTCString());
+		await expectControlError(control().post('/clock/skew', {}), 400);
+		await expectControlError(control().post('/clock/skew', { seconds: 'soon' }), 400);
+		await control().post('/reset');
+		expect((await control().get('/clock')).body.clock.skewSeconds).toBe(0);
+	});
+
+	it('starts skewed when asked to, and stays so after a reset', async () => {
+		const skewed = await startSandbox({ port: 0, frozenClock: true, clockSkewSeconds: -300 });
+		try {
+			expect(skewed.control.clock().skewSeconds).toBe(-300);
+			skewed.reset();
+			expect(skewed.control.clock().skewSeconds).toBe(-300);
+		} finally {
+			await skewed.stop();
+		}
 	});
 
 	it('freezes and unfreezes', async () => {
@@ -617,12 +646,82 @@ describe('settings', () => {
 			{ unifiedLimits: { sms: { perMinute: 0 } } },
 			{ unifiedLimits: { sms: { burst: 1 } } },
 			{ services: { sms: 'off' } },
+			{ unlistedStatuses: 'yes' },
 			{ smsorder: 'oldestFirst' },
 			{ smsOrder: 'oldestFirst', latencyMs: -1 },
 		]) {
 			await expectControlError(control().post('/settings', patch), 400);
 		}
 		expect(sandbox().control.settings().smsOrder).toBe('newestFirst');
+	});
+
+	it('unlistedStatuses: calls and sent SMS made while it is on pass through statuses nobody listed, and end when they would have', async () => {
+		expect(sandbox().control.settings().unlistedStatuses).toBe(false);
+		await control().post('/settings', { unlistedStatuses: true });
+		const call = await api().post('/v1/calls', {
+			phoneDocId: PHONE_DOC_IDS.main,
+			to: TEST_NUMBERS.customerHangsUpEarly,
+		});
+		const ai = await api().post('/v1/calls', {
+			phoneDocId: PHONE_DOC_IDS.main,
+			to: TEST_NUMBERS.customer,
+			mode: 'ai',
+		});
+		const sent = await api().post('/v1/sms', {
+			phoneDocId: PHONE_DOC_IDS.main,
+			to: TEST_NUMBERS.customer,
+			message: 'Hi',
+		});
+		const failing = await api().post('/v1/sms', {
+			phoneDocId: PHONE_DOC_IDS.main,
+			to: TEST_NUMBERS.deliveryFails,
+			message: 'Hi',
+		});
+		await control().post('/clock/advance', { seconds: 120 });
+		const path = async (id: string) =>
+			(await control().get(`/items/${id}`)).body.item.history.map(
+				(t: { status: string }) => t.status,
+			);
+		expect(await path(call.body.callId)).toEqual([
+			'ringing-agent',
+			'agent-answered',
+			'dialing',
+			'ringing-customer',
+			'in-progress',
+			'completed',
+		]);
+		expect(await path(ai.body.callSid)).toEqual([
+			'initiated',
+			'dialing',
+			'in-progress',
+			'completed',
+		]);
+		expect(await path(sent.body.messageId)).toEqual(['sent', 'submitted', 'pending', 'delivered']);
+		expect(await path(failing.body.messageId)).toEqual([
+			'sent',
+			'submitted',
+			'pending',
+			'undelivered',
+		]);
+		// Billed as before: from the agent's answer to the end (20 s, one minute).
+		const record = (await control().get(`/items/${call.body.callId}`)).body.item.record;
+		expect(record).toMatchObject({ durationSeconds: 20, billedMinutes: 1 });
+		// An outcome chosen later keeps the path; made once the setting is off, the path is the documented one.
+		const late = await api().post('/v1/sms', {
+			phoneDocId: PHONE_DOC_IDS.main,
+			to: TEST_NUMBERS.noReceipt,
+			message: 'Hi',
+		});
+		await control().post('/settings', { unlistedStatuses: false });
+		const plain = await api().post('/v1/sms', {
+			phoneDocId: PHONE_DOC_IDS.main,
+			to: TEST_NUMBERS.customer,
+			message: 'Hi',
+		});
+		await control().post('/outcome', { id: late.body.messageId, outcome: 'delivered' });
+		await control().post('/clock/advance', { seconds: 20 });
+		expect(await path(late.body.messageId)).toEqual(['sent', 'submitted', 'pending', 'delivered']);
+		expect(await path(plain.body.messageId)).toEqual(['sent', 'delivered']);
 	});
 
 	it('refuses invalid failure injections', async () => {

@@ -83,7 +83,7 @@ const HTML = (status: number) =>
 
 const REASONS: Record<number, string> = { 200: 'OK', 201: 'Created', 502: 'Bad Gateway' };
 
-function head(status: number, headers: Record<string, string | number>): string {
+function headOf(status: number, headers: Record<string, string | number>): string {
 	const lines = [`HTTP/1.1 ${status} ${REASONS[status] ?? 'Status'}`];
 	for (const [name, value] of Object.entries({ ...headers, connection: 'close' }))
 		lines.push(`${name}: ${value}`);
@@ -153,13 +153,22 @@ function forward(
 /**
  * Starts the proxy. `slowByteMs`: how long the slow body waits between bytes (longer than the
  * client's whole-request timeout divided by the body's length is enough; it stops when the client
- * gives up).
+ * gives up). `gatewayDateMs`: the proxy is a gateway that writes its own `Date` header on every
+ * answer (relayed or its own, as nginx does) from a clock that far ahead of this host's (negative:
+ * behind); without it the server's is relayed and the proxy's own answers carry none.
  */
 export async function startFaultPointProxy(
 	target: string,
 	schedule: Schedule,
-	{ slowByteMs = 400 }: { slowByteMs?: number } = {},
+	{ slowByteMs = 400, gatewayDateMs }: { slowByteMs?: number; gatewayDateMs?: number } = {},
 ): Promise<FaultPointProxy> {
+	const head = (status: number, headers: Record<string, string | number>) =>
+		headOf(
+			status,
+			gatewayDateMs === undefined
+				? headers
+				: { ...headers, date: new Date(Date.now() + gatewayDateMs).toUTCString() },
+		);
 	const upstream = new URL(target);
 	const log: ProxiedExchange[] = [];
 	const sockets = new Set<net.Socket>();

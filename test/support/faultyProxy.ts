@@ -17,6 +17,8 @@ export type Fault =
 	| 'failAfter'
 	/** Forward, then answer an HTML 504 from "the proxy" instead of the server's answer. */
 	| 'gatewayAfter'
+	/** Forward, then answer an HTML 502 from "the proxy" instead of the server's answer (nginx's bad gateway). */
+	| 'gateway502After'
 	/** Forward, then destroy the connection without answering. */
 	| 'dropAfter'
 	/** Answer this without forwarding: the API's own refusal, say. Nothing was done. */
@@ -56,6 +58,12 @@ export interface FaultyProxy {
 	 * forwarded) are left out of GET answers for `ms` after their creation. 0: off.
 	 */
 	historyLag(ms: number): void;
+	/**
+	 * A gateway that writes its own `Date` header on every answer, relayed or its own (nginx
+	 * replaces the server's), from a clock `ms` ahead of this host's (negative: behind).
+	 * undefined: the server's Date is relayed, and the proxy's own answers carry this host's.
+	 */
+	gatewayDate(ms: number | undefined): void;
 	/** Drops every pending fault and empties the log. */
 	reset(): void;
 	close(): Promise<void>;
@@ -76,6 +84,11 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 	let pending: Array<{ method: string; path: string; fault: Fault; text?: string }> = [];
 	const upstream = new URL(target);
 	let lagMs = 0;
+	let dateSkewMs: number | undefined;
+	const dated = (headers: Record<string, string | string[]>) =>
+		dateSkewMs === undefined
+			? headers
+			: { ...headers, date: new Date(Date.now() + dateSkewMs).toUTCString() };
 	/** Identifiers of records created through the proxy, and when. */
 	const created = new Map<string, number>();
 	const idsOf = (record: Record<string, unknown>) =>
@@ -133,7 +146,7 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 
 			const answer = (status: number, text: string, contentType: string) => {
 				entry.status = status;
-				res.writeHead(status, { 'content-type': contentType });
+				res.writeHead(status, dated({ 'content-type': contentType }));
 				res.end(text);
 			};
 			if (fault === 'failBefore') return answer(500, API_500, 'application/json');
@@ -162,6 +175,7 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 							if (gatewayFirst) return;
 							if (fault === 'failAfter') return answer(500, API_500, 'application/json');
 							if (fault === 'gatewayAfter') return answer(504, HTML_PAGE(504), 'text/html');
+							if (fault === 'gateway502After') return answer(502, HTML_PAGE(502), 'text/html');
 							if (fault === 'dropAfter') {
 								req.socket.destroy();
 								return;
@@ -174,7 +188,7 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 							}
 							const text = Buffer.concat(parts).toString('utf8');
 							const relay = () => {
-								res.writeHead(upstreamRes.statusCode ?? 502, relayed);
+								res.writeHead(upstreamRes.statusCode ?? 502, dated(relayed));
 								res.end(req.method === 'GET' ? lagged(text) : text);
 							};
 							if (typeof fault === 'object' && 'answerLate' in fault)
@@ -209,9 +223,13 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 		historyLag: (ms) => {
 			lagMs = ms;
 		},
+		gatewayDate: (ms) => {
+			dateSkewMs = ms;
+		},
 		reset: () => {
 			pending = [];
 			lagMs = 0;
+			dateSkewMs = undefined;
 			created.clear();
 			log.length = 0;
 		},

@@ -1,5 +1,5 @@
 /** One sandbox per test file, on a free loopback port, reset before each test. */
-import { forgetClaims } from '../../nodes/shared/transport';
+import { forgetApiClocks, forgetClaims } from '../../nodes/shared/transport';
 import { type Sandbox, startSandbox } from '../../sandbox';
 
 export function useSandbox(options: Parameters<typeof startSandbox>[0] = {}): () => Sandbox {
@@ -13,8 +13,10 @@ export function useSandbox(options: Parameters<typeof startSandbox>[0] = {}): ()
 	beforeEach(() => {
 		sandbox?.reset();
 		// A reset sandbox numbers its messages and calls from the start again: the claims the
-		// node keeps (process-wide) of the old ones would hide the new ones.
+		// node keeps (process-wide) of the old ones would hide the new ones; and its clock is set
+		// back, which the records the node made and read there would otherwise still show.
 		forgetClaims();
+		forgetApiClocks();
 	});
 	return () => {
 		if (!sandbox) throw new Error('The sandbox is not running');

@@ -2,11 +2,14 @@
  * A soak of the Comms Account Trigger: all three events, on both of n8n's poll paths at once,
  * against one in-process sandbox over HTTP, through n8n-core's PollContext (harness/poll.ts).
  *
- * For `seconds`, at random (one seeded generator): received SMS arrive one by one, late (inside
+ * For `seconds`, at random (one seeded generator): the API's clock is set off n8n's, either way,
+ * by up to 8 seconds (`clockSkewMs`, drawn once); received SMS arrive one by one, late (inside
  * the Late Arrival Window), and in bursts (spread, or sharing one sent time, sometimes more than
  * a page); SMS are sent (delivered 10 s later, failed, or never receipted), sometimes more than
- * a page between two polls; calls are made (ending in 9 to 35 s, or never); the API answers
- * 429s, 500s and 502s and holds answers up to `maxLatencyMs`; the SMS order switches from
+ * a page between two polls; calls are made (ending in 9 to 35 s, or never); now and then, for a
+ * while, calls and sent SMS pass through statuses nobody listed (the sandbox's `unlistedStatuses`:
+ * `agent-answered`, `dialing`, `submitted`, `pending`, a failure ending `undelivered`); the API
+ * answers 429s, 500s and 502s and holds answers up to `maxLatencyMs`; the SMS order switches from
  * oldest first to newest first halfway; each trigger polls (sometimes two polls at once), is
  * restarted gracefully (a new n8n process from what was stored) or hard (n8n stops after a poll
  * has read its records: on the default path the records were handed on and the state not
@@ -27,12 +30,13 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { CREDENTIAL_REFS, PollHarness, type PollRun } from '../../harness';
+import { PollHarness, type PollRun } from '../../harness';
 import { CLOCK_PRECISION_MS } from '../../nodes/CommsAccountTrigger/historyCursor';
 import { DEFAULT_OUTCOME_SETTINGS } from '../../nodes/CommsAccountTrigger/pendingRecords';
 import { PHONE_DOC_IDS, type Sandbox, TEST_NUMBERS } from '../../sandbox';
 import { accountApi } from '../sandbox/helpers';
 import { accountCredentials } from './sandbox';
+import { accountTriggerWorkflow } from './workflows';
 
 export type SoakEvent = 'smsReceived' | 'smsDelivered' | 'callEnded';
 export type SoakPath = 'default' | 'durable';
@@ -42,8 +46,10 @@ export const SOAK_PATHS: SoakPath[] = ['default', 'durable'];
 const PAGE = 200;
 /** How Call Ended and SMS Delivered look up records in progress: 10 a poll, half their age apart. */
 const OUTCOMES = DEFAULT_OUTCOME_SETTINGS;
-/** The trigger dates its looks by the API's Date header (whole seconds). */
+/** The trigger dates its looks by its own clock, which nothing here measures against the API's. */
 const CLOCK_MARGIN_MS = CLOCK_PRECISION_MS;
+/** The most the API's clock is set off n8n's, either way. */
+const MAX_SKEW_MS = 8_000;
 /** The trigger's Late Arrival Window in the soak: 12 s, so records leave it (and are looked up) within the run. */
 const WINDOW_MINUTES = 0.2;
 const WINDOW_MS = WINDOW_MINUTES * 60_000;
@@ -60,6 +66,8 @@ export interface SoakOptions {
 	 * the wait in seconds as well (default 240), in case polls keep failing.
 	 */
 	quietSeconds?: number;
+	/** The API's clock off n8n's (ms; negative: behind); drawn from the seed when not given. */
+	clockSkewMs?: number;
 	/** Logs every poll: where it started, its requests, what it emitted. */
 	verbose?: boolean;
 	log?: (line: string) => void;
@@ -107,6 +115,10 @@ interface Tally {
 export interface SoakReport {
 	seconds: number;
 	seed: number;
+	/** The API's clock off n8n's, ms. */
+	clockSkewMs: number;
+	/** Records made while calls and SMS passed through statuses nobody listed. */
+	unlisted: number;
 	arrivals: Record<SoakEvent, number>;
 	faults: { status429: number; status500: number; status502: number; slowPeriods: number };
 	restarts: { graceful: number; hard: number };
@@ -195,29 +207,13 @@ class Trigger {
 			...(this.event === 'callEnded' ? { callMode: 'manual' } : {}),
 			options: { lookBackMinutes: WINDOW_MINUTES },
 		};
-		const harness = new PollHarness(
-			{
-				nodes: [
-					{
-						id: 'trigger',
-						name: 'Trigger',
-						type: 'n8n-nodes-comms-api.commsAccountTrigger',
-						typeVersion: 1,
-						position: [0, 0],
-						parameters,
-						credentials: CREDENTIAL_REFS,
-					},
-				],
-				connections: {},
-			},
-			{
-				credentials: accountCredentials(this.sandbox),
-				cursors: this.path === 'durable' ? 'durable' : 'staticData',
-				keepContext: this.path === 'default',
-				budgetMs: this.budgetMs,
-				workflowId: `soak-${this.event}-${this.path}`,
-			},
-		);
+		const harness = new PollHarness(accountTriggerWorkflow(parameters), {
+			credentials: accountCredentials(this.sandbox),
+			cursors: this.path === 'durable' ? 'durable' : 'staticData',
+			keepContext: this.path === 'default',
+			budgetMs: this.budgetMs,
+			workflowId: `soak-${this.event}-${this.path}`,
+		});
 		if (this.harness) harness.restore(this.harness.storedStaticData);
 		return harness;
 	}
@@ -266,6 +262,11 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 		smsCredits: { subscription: 1_000_000 },
 	});
 	control.setSmsOrder('oldestFirst');
+	const clockSkewMs =
+		options.clockSkewMs ?? random.int(-MAX_SKEW_MS / 100, MAX_SKEW_MS / 100) * 100;
+	control.setClockSkew(clockSkewMs / 1000);
+	/** How far the trigger's own clock may be off the API's: the look it dates may come that late. */
+	const margin = CLOCK_MARGIN_MS + Math.abs(clockSkewMs);
 
 	const triggers = SOAK_PATHS.flatMap((path) =>
 		SOAK_EVENTS.map((event) => new Trigger(event, path, sandbox, options.budgetMs)),
@@ -276,6 +277,8 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 	const report: SoakReport = {
 		seconds: options.seconds,
 		seed: options.seed,
+		clockSkewMs,
+		unlisted: 0,
 		arrivals: { smsReceived: 0, smsDelivered: 0, callEnded: 0 },
 		faults: { status429: 0, status500: 0, status502: 0, slowPeriods: 0 },
 		restarts: { graceful: 0, hard: 0 },
@@ -286,6 +289,7 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 
 	const add = (rec: Rec) => {
 		records.set(`${rec.event}:${rec.id}`, rec);
+		if (rec.event !== 'smsReceived' && control.settings().unlistedStatuses) report.unlisted++;
 		const list = byEvent[rec.event];
 		// Kept sorted by (time, seq): most arrive last, late ones are put in place.
 		let i = list.length;
@@ -327,7 +331,8 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 	// Arrivals.
 	const receive = () => {
 		const kind = random.next();
-		const now = Date.now();
+		// Dated by the API's clock, as the sandbox dates what it receives.
+		const now = Date.now() + clockSkewMs;
 		let sentAts: number[];
 		if (kind < 0.65) sentAts = [now - (random.chance(0.3) ? random.int(0, WINDOW_MS / 2) : 0)];
 		else if (kind < 0.88)
@@ -499,20 +504,22 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 		return true;
 	};
 
-	say(`soak: ${options.seconds} s, seed ${options.seed}, 6 triggers (3 events x 2 poll paths)`);
+	say(
+		`soak: ${options.seconds} s, seed ${options.seed}, 6 triggers (3 events x 2 poll paths), the API's clock ${clockSkewMs} ms off n8n's`,
+	);
 	for (const trigger of triggers) {
 		trigger.record(await trigger.harness.activate(), { crashed: false });
-		// Kept in the workflow's static data by the publish-time poll (on both paths).
+		// Kept in the workflow's static data by the publish-time poll (on both paths): where it starts.
 		const global = trigger.harness.storedStaticData.global as IDataObject | undefined;
 		const baselines = global?.commsAccountTriggerBaselines as
-			Record<string, { at?: number }> | undefined;
-		trigger.baseline = baselines?.trigger?.at ?? -Infinity;
+			Record<string, { state?: { floor?: number } }> | undefined;
+		trigger.baseline = baselines?.trigger?.state?.floor ?? -Infinity;
 	}
 
 	// One record of each event first, drawn from no random number: a seed whose draws make no
 	// call (or send or receive no SMS) before the traffic ends still gives every trigger one to
 	// emit, so that each trigger's count of records emitted once (above 0) means something.
-	inbound([Date.now()]);
+	inbound([Date.now() + clockSkewMs]);
 	await quickly(() => send(1, TEST_NUMBERS.customer));
 	await quickly(() => dial(1, TEST_NUMBERS.customerBusy));
 
@@ -542,6 +549,9 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 		} else if (roll < 0.51) {
 			control.setLatency(random.chance(0.5) ? 0 : random.int(50, options.maxLatencyMs));
 			report.faults.slowPeriods++;
+		} else if (roll < 0.52) {
+			// For a while, calls and sent SMS pass through statuses nobody listed (or no longer do).
+			control.setUnlistedStatuses(!control.settings().unlistedStatuses);
 		} else if (roll < 0.54) {
 			const trigger = random.pick(triggers);
 			trigger.harness.restart();
@@ -581,7 +591,7 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 			OUTCOMES.maxRecheckMs,
 			Math.max(OUTCOMES.minRecheckMs, (endedAt - oldest) / 2),
 		);
-		plans.set(trigger, { dueAt: endedAt + halfAge + CLOCK_MARGIN_MS });
+		plans.set(trigger, { dueAt: endedAt + halfAge + margin });
 	}
 	const planOf = (trigger: Trigger) => plans.get(trigger) as { dueAt: number; polls?: number };
 	for (;;) {
@@ -614,7 +624,7 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 	}
 	// Then every trigger polls on, a second apart, for a Late Arrival Window from when everything
 	// ended, and two rounds more: nothing may be emitted again meanwhile.
-	while (Date.now() < endedAt + WINDOW_MS + CLOCK_MARGIN_MS) {
+	while (Date.now() < endedAt + WINDOW_MS + margin) {
 		for (const trigger of triggers) await poll(trigger);
 		await sleep(1000);
 	}
@@ -657,7 +667,7 @@ export async function runSoak(sandbox: Sandbox, options: SoakOptions): Promise<S
 /** The report as lines: one per trigger. */
 export function describeSoak(report: SoakReport): string[] {
 	const lines = [
-		`soak ${report.seconds} s (seed ${report.seed}): arrivals ${JSON.stringify(report.arrivals)}, ${report.resolvedLate} resolved late, faults ${JSON.stringify(report.faults)}, restarts ${JSON.stringify(report.restarts)}`,
+		`soak ${report.seconds} s (seed ${report.seed}, the API's clock ${report.clockSkewMs} ms off n8n's): arrivals ${JSON.stringify(report.arrivals)} (${report.unlisted} calls and sent SMS through statuses nobody listed), ${report.resolvedLate} resolved late, faults ${JSON.stringify(report.faults)}, restarts ${JSON.stringify(report.restarts)}`,
 	];
 	for (const [name, t] of Object.entries(report.tallies))
 		lines.push(

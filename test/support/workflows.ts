@@ -1,4 +1,26 @@
+import type { INodeParameters } from 'n8n-workflow';
+
+import { CREDENTIAL_REFS, type WorkflowJson } from '../../harness';
+
 export { CREDENTIAL_REFS, START, singleNodeWorkflow } from '../../harness';
+
+/** A workflow of one Comms Account Trigger (node id `trigger`) with these parameters. */
+export function accountTriggerWorkflow(parameters: INodeParameters): WorkflowJson {
+	return {
+		nodes: [
+			{
+				id: 'trigger',
+				name: 'Trigger',
+				type: 'n8n-nodes-comms-api.commsAccountTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters,
+				credentials: CREDENTIAL_REFS,
+			},
+		],
+		connections: {},
+	};
+}
 
 /** `n` input items with the given json. */
 export function items(n: number, json: (i: number) => Record<string, unknown> = (i) => ({ i })) {

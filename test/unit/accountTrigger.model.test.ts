@@ -7,8 +7,14 @@
  *   ignores `since`, entries that are not records, records without a usable time (missing or
  *   garbled) that the server returns on every page;
  * - sent SMS whose receipt comes at once, late, after the day they are watched, never, or as a
- *   failure; calls that end at once, late, after a day, never; statuses in progress in any order
- *   (and records with no readable status), calls without a number to look them up by;
+ *   failure (`failed`, `undelivered`, `rejected`); calls that end at once, late, after a day,
+ *   never, or at a status nobody listed (to the trigger, still in progress); statuses in progress
+ *   in any order, statuses nobody listed among them (`agent-answered`, `dialing`, `pending`,
+ *   `submitted`), records with no readable status, calls without a number to look them up by;
+ * - the API's clock off n8n's, either way, by up to 20 s (and now and then by minutes behind or
+ *   up to 55 s ahead): the trigger starts as it does at activation (startingPoint.ts), reading
+ *   the history then, and knows the API's clock only from the records it reads (and, for SMS
+ *   Delivered, from sent SMS this n8n made), as the transport learns it;
  * - polls that fail half-way (the nth request throws: nothing of the poll counts), polls that
  *   overlap (two from one stored state: one commits, the other is fenced, as n8n's durable
  *   scheduler does; the state object they share must come out unchanged), restarts (the state
@@ -20,7 +26,12 @@
  *
  * The properties, for every event:
  * - **exactly once**: no record is emitted twice; nothing is emitted that does not qualify
- *   (history, an SMS never delivered, a call flagged `stillInProgress` that had ended);
+ *   (history from before publishing, unless Include Last Minutes reaches it; an SMS never
+ *   delivered; a call flagged `stillInProgress` that had ended; a call at a status not known to
+ *   be final);
+ * - **where it starts**: never after the moment of publishing on the API's clock, whatever
+ *   n8n's clock says; within the skew any API may have, the same moment before it (less
+ *   Include Last Minutes), unless the read at activation could not see everything;
  * - **complete**: every qualifying record is emitted unless a documented limit excuses it:
  *   it was out of reach of every request at a poll after it arrived (newest first behind a
  *   page of newer ones, more than a page at its time, a server ignoring `since`) before the
@@ -35,9 +46,9 @@
  *   qualifies (after a look-up is due, for a record that left the window while in progress).
  */
 import fc from 'fast-check';
+import type { IDataObject } from 'n8n-workflow';
 
 import {
-	baseline,
 	type CursorSettings,
 	DEFAULT_SETTINGS,
 	type PageRequest,
@@ -48,17 +59,29 @@ import {
 import {
 	DEFAULT_OUTCOME_SETTINGS,
 	outcomeBaseline,
+	outcomeShape,
 	type OutcomeSettings,
 	type OutcomeState,
 	parseOutcomeState,
 	pollOutcomes,
 } from '../../nodes/CommsAccountTrigger/pendingRecords';
+import { ACTIVATION_MAX_PAGES, activate } from '../../nodes/CommsAccountTrigger/startingPoint';
 import type { SmsPage, SmsRecord } from '../../nodes/shared/account/smsPaging';
+import { accountRecordTimes } from '../../nodes/shared/transport/accountApi';
+import {
+	ApiClocks,
+	apiNowEstimate,
+	earliestApiTime,
+	SAME_MOMENT_MS,
+	UNMEASURED_SKEW_MS,
+} from '../../nodes/shared/transport/serverClock';
 import { replay } from '../support/replay';
 
 type EventKind = 'smsReceived' | 'smsDelivered' | 'callEnded';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
+/** The key and address whose API clock the trigger learns (one per run). */
+const SCOPE = 'account:model';
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
@@ -68,9 +91,22 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const WATCH_MS = DEFAULT_OUTCOME_SETTINGS.maxPendingMs;
 const RECHECK_MS = DEFAULT_OUTCOME_SETTINGS.maxRecheckMs;
 
-const FINAL_CALL = ['completed', 'busy', 'no-answer-agent', 'failed', 'some-new-final'];
-const CALL_PROGRESS = ['initiated', 'ringing-agent', 'ringing-customer', 'in-progress', ''];
-const SMS_PROGRESS = ['queued', 'sent', 'sending', ''];
+/** Statuses known to be final (nodes/shared/account/statuses.ts): documented, and failure words. */
+const FINAL_CALL = ['completed', 'busy', 'no-answer-agent', 'failed', 'no-answer', 'Canceled'];
+/** A last status nobody listed: the call has ended, but nothing says so (it is in progress to the trigger). */
+const UNLISTED_END = 'wrapped-up';
+/** In progress: documented, common, nobody listed (agent-answered, dialing, pending...), unreadable. */
+const CALL_PROGRESS = [
+	'initiated',
+	'ringing-agent',
+	'ringing-customer',
+	'in-progress',
+	'agent-answered',
+	'dialing',
+	'',
+];
+const SMS_PROGRESS = ['queued', 'sent', 'sending', 'pending', 'submitted', ''];
+const SMS_FAILED = ['failed', 'undelivered', 'rejected'];
 
 interface Rec {
 	id: string;
@@ -82,7 +118,7 @@ interface Rec {
 	arrival: number;
 	/** Statuses from their time on; the last may be final. */
 	timeline: Array<[number, string]>;
-	/** When it reaches its final status, and which (undefined: never). */
+	/** When it reaches a status known to be final, and which (undefined: never; a call whose last status nobody listed never does). */
 	finalAt?: number;
 	finalStatus?: string;
 	/** Whether it names what a look-up needs (calls: phoneDocId; SMS always have a messageId). */
@@ -207,6 +243,8 @@ interface Scenario {
 	maxLookups: number;
 	lookBackSeconds: number;
 	includeLastSeconds: number;
+	/** The API's clock ahead of n8n's (negative: behind), ms. */
+	skewMs: number;
 	history: number;
 	/** Per record: how its status goes (a seed into the outcome tables below). */
 	fates: number[];
@@ -231,11 +269,17 @@ function timelineOf(
 	if (finalAt === undefined || finalAt > time + 2 * SECOND)
 		timeline.push([time + 2 * SECOND, progress[(fate >> 3) % progress.length]]);
 	if (finalAt === undefined) return { timeline }; // never final
+	const pick = (fate >> 9) % 8;
+	if (event === 'callEnded' && pick === 7) {
+		// It ends at a status nobody listed: to the trigger, in progress until the end of its day.
+		timeline.push([finalAt, UNLISTED_END]);
+		return { timeline };
+	}
 	const finalStatus =
 		event === 'callEnded'
-			? FINAL_CALL[(fate >> 9) % FINAL_CALL.length]
-			: (fate >> 9) % 4 === 0
-				? 'failed'
+			? FINAL_CALL[pick % FINAL_CALL.length]
+			: pick % 4 === 0
+				? SMS_FAILED[(fate >> 12) % SMS_FAILED.length]
 				: 'delivered';
 	timeline.push([finalAt, finalStatus]);
 	return { timeline, finalAt, finalStatus };
@@ -268,7 +312,10 @@ interface RunResult {
 	outOfReachAt: Map<string, number>;
 	emittedAt: Map<string, number[]>;
 	flagged: Set<string>;
-	baselineMs: number;
+	/** The API's time when the trigger was published (its activation poll). */
+	publishedMs: number;
+	/** The floor of the state the activation left: records arriving later and dated before it may be missed. */
+	activationFloor: number;
 	settings: { cursor: CursorSettings; outcome: OutcomeSettings };
 }
 
@@ -280,7 +327,7 @@ async function pollOnce(
 		fetchPage: (r: PageRequest) => Promise<SmsPage>;
 		lookup: (ref: string[]) => Promise<SmsRecord | undefined>;
 	},
-	now: number,
+	now: () => number,
 	settings: RunResult['settings'],
 	shared?: unknown,
 ) {
@@ -289,7 +336,7 @@ async function pollOnce(
 		if (!state) throw new Error('the stored state did not parse');
 		const outcome = await runPoll(state, io.fetchPage, {
 			settings: settings.cursor,
-			now: () => now,
+			now,
 			probeOrder: async () => undefined,
 		});
 		return {
@@ -305,7 +352,7 @@ async function pollOnce(
 		(shared as ReturnType<typeof parseOutcomeState>) ??
 		parseOutcomeState(JSON.parse(stored), event);
 	if (!state) throw new Error('the stored state did not parse');
-	const result = await pollOutcomes(state, io, { settings: settings.outcome, now: () => now });
+	const result = await pollOutcomes(state, io, { settings: settings.outcome, now });
 	return {
 		state: result.state,
 		emit: result.emit,
@@ -336,11 +383,31 @@ async function run(scenario: Scenario): Promise<RunResult> {
 			maxPending: 1_000_000,
 		},
 	};
+	// n8n's clock, `skewMs` off the API's; what the trigger knows of the API's clock is learnt from
+	// the records it reads, as the transport learns it (and SMS Delivered reads SMS this n8n sent).
+	const wall = () => server.now - scenario.skewMs;
+	const clocks = new ApiClocks();
+	const bounds = () => clocks.bounds(SCOPE, wall());
+	const learn = (records: unknown[]) =>
+		clocks.readRecords(
+			SCOPE,
+			accountRecordTimes(
+				(event === 'callEnded' ? { calls: records } : { messages: records }) as IDataObject,
+			),
+			wall(),
+		);
+	const apiNow = () => apiNowEstimate(wall(), bounds());
+	let stored: string | undefined;
+	let activationFloor = NaN;
+	const publishedMs = server.now;
 	let seq = 0;
 	let fate = 0;
 	const nextFate = () => scenario.fates[fate++ % scenario.fates.length] ?? 0;
 	const arrive = (time: number, dated: Rec['dated'], history = false) => {
 		const id = `r${String(seq).padStart(4, '0')}`;
+		// An SMS sent at once (not stored late) is one this n8n process sent: the node knows when.
+		if (event === 'smsDelivered' && time === server.now && !history)
+			clocks.madeRecord(SCOPE, [`sms:SM${id}`], wall() - 20, wall() + 20);
 		const f = nextFate();
 		server.add({
 			id,
@@ -353,13 +420,11 @@ async function run(scenario: Scenario): Promise<RunResult> {
 			history,
 		});
 	};
-	const baselineMs = T0 - scenario.includeLastSeconds * SECOND;
-	for (let i = 0; i < scenario.history; i++) arrive(baselineMs - SECOND - i * 7, 'ok', true);
+	// Records from before publishing: some a moment before it, some a second.
+	const includeLastMs = scenario.includeLastSeconds * SECOND;
+	for (let i = 0; i < scenario.history; i++)
+		arrive(T0 - includeLastMs - (i % 2 ? SECOND : 100) - i * 7, 'ok', true);
 
-	let stored =
-		event === 'smsReceived'
-			? JSON.stringify(baseline(baselineMs))
-			: JSON.stringify(outcomeBaseline(event, baselineMs));
 	const polls: PollRecord[] = [];
 	const firstPollAfter = new Map<string, number>();
 	const outOfReachAt = new Map<string, number>();
@@ -382,7 +447,9 @@ async function run(scenario: Scenario): Promise<RunResult> {
 						throw new Error('injected: HTTP 500');
 					counts.list++;
 				}
-				return server.list(request);
+				const page = server.list(request);
+				learn(page.messages);
+				return page;
 			},
 			lookup: async (ref: string[]) => {
 				await Promise.resolve();
@@ -391,10 +458,27 @@ async function run(scenario: Scenario): Promise<RunResult> {
 						throw new Error('injected: HTTP 500');
 					counts.lookups++;
 				}
-				return server.lookup(ref);
+				const found = server.lookup(ref);
+				if (found) learn([found]);
+				return found;
 			},
 		});
-		const before = stored;
+		if (stored === undefined) {
+			// The activation poll: the starting point, from a read of the history from the moment
+			// of publishing on n8n's clock, reaching back by all that is not known of the API's.
+			const published = wall();
+			const start = await activate(io(true).fetchPage, {
+				publishedMs: published,
+				since: () => earliestApiTime(published, bounds()),
+				now: apiNow,
+				includeLastMs,
+				settings: settings.cursor,
+				shape: event === 'smsReceived' ? undefined : outcomeShape(event),
+			});
+			activationFloor = start.floor;
+			stored = JSON.stringify(event === 'smsReceived' ? start : outcomeBaseline(event, start));
+		}
+		const before: string = stored;
 		try {
 			let result: Awaited<ReturnType<typeof pollOnce>>;
 			if (overlap) {
@@ -405,12 +489,12 @@ async function run(scenario: Scenario): Promise<RunResult> {
 						: parseOutcomeState(JSON.parse(stored), event);
 				const frozen = JSON.stringify(shared);
 				const [a] = await Promise.all([
-					pollOnce(event, stored, io(true), server.now, settings, shared),
-					pollOnce(event, stored, io(false), server.now, settings, shared),
+					pollOnce(event, before, io(true), apiNow, settings, shared),
+					pollOnce(event, before, io(false), apiNow, settings, shared),
 				]);
 				expect(JSON.stringify(shared)).toBe(frozen);
 				result = a;
-			} else result = await pollOnce(event, stored, io(true), server.now, settings);
+			} else result = await pollOnce(event, before, io(true), apiNow, settings);
 			stored = JSON.stringify(result.state);
 			if (event !== 'smsReceived')
 				for (const [id] of (result.state as OutcomeState).pending) tracked.add(id);
@@ -477,12 +561,22 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	const pendingLeft = () =>
 		event === 'smsReceived'
 			? 0
-			: (parseOutcomeState(JSON.parse(stored), event)?.pending.length ?? 0);
+			: (parseOutcomeState(JSON.parse(stored ?? '{}'), event)?.pending.length ?? 0);
 	for (let i = 0, most = Math.ceil(pendingLeft() / scenario.maxLookups) + 2; i < most; i++) {
 		server.now += MINUTE;
 		await poll();
 	}
-	return { server, polls, firstPollAfter, outOfReachAt, emittedAt, flagged, baselineMs, settings };
+	return {
+		server,
+		polls,
+		firstPollAfter,
+		outOfReachAt,
+		emittedAt,
+		flagged,
+		publishedMs,
+		activationFloor,
+		settings,
+	};
 }
 
 /** The checks every run must pass. Returns the records a documented limit excused, and which. */
@@ -490,14 +584,31 @@ function check(
 	scenario: Scenario,
 	result: RunResult,
 ): Array<{ rec: Rec; late: boolean; lost: boolean }> {
-	const { server, polls, firstPollAfter, outOfReachAt, emittedAt, flagged, baselineMs } = result;
+	const { server, polls, firstPollAfter, outOfReachAt, emittedAt, flagged } = result;
+	const { publishedMs, activationFloor } = result;
 	const { event } = scenario;
 	const lookBackMs = scenario.lookBackSeconds * SECOND;
-	const isHistory = (r: Rec) => r.history || (r.dated === 'ok' && r.time < baselineMs);
+	const includeLastMs = scenario.includeLastSeconds * SECOND;
 
-	// Bounded cost, every poll.
+	// Where the trigger starts is never after the moment of publishing on the API's clock, whatever
+	// n8n's clock says. Within what any clock may be off before anything measured it, it reaches
+	// back from there by the same moment (and Include Last Minutes), unless the read at activation
+	// could not see everything: then it starts past the newest record that read found.
+	const newestHistory = Math.max(
+		-Infinity,
+		...server.recs.filter((r) => r.history && r.dated === 'ok').map((r) => r.time),
+	);
+	expect(activationFloor).toBeLessThanOrEqual(publishedMs);
+	if (Math.abs(scenario.skewMs) <= UNMEASURED_SKEW_MS)
+		expect(activationFloor).toBeLessThanOrEqual(
+			Math.max(publishedMs - includeLastMs - SAME_MOMENT_MS, newestHistory + 1),
+		);
+
+	// Bounded cost, every poll (the first also read the history at activation).
 	for (const p of polls) {
-		expect(p.listRequests).toBeLessThanOrEqual(scenario.maxPages + 1);
+		expect(p.listRequests).toBeLessThanOrEqual(
+			scenario.maxPages + 1 + (p.index === 0 ? 2 * ACTIVATION_MAX_PAGES : 0),
+		);
 		expect(p.lookups).toBeLessThanOrEqual(event === 'smsReceived' ? 0 : scenario.maxLookups);
 	}
 
@@ -507,10 +618,9 @@ function check(
 		// Never twice.
 		expect(times.length).toBeLessThanOrEqual(1);
 		const at = times[0];
-		if (isHistory(rec)) {
+		// From before publishing: never, unless Include Last Minutes reaches it (then at most once).
+		if (rec.history && (includeLastMs === 0 || rec.time < activationFloor))
 			expect(at).toBeUndefined();
-			continue;
-		}
 		const status = (index: number) => server.statusAt(rec, polls[index].start);
 		// Nothing that does not qualify.
 		if (at !== undefined) {
@@ -522,6 +632,8 @@ function check(
 					if (rec.hasRef)
 						expect(rec.finalAt === undefined || rec.finalAt > polls[at].start).toBe(true);
 				} else expect(FINAL_CALL).toContain(status(at));
+				if (event === 'callEnded' && !flagged.has(rec.id))
+					expect(status(at)).not.toBe(UNLISTED_END);
 			}
 		}
 		// Qualifies: received; delivered within the day it is watched; a call, always.
@@ -529,26 +641,33 @@ function check(
 			event === 'smsReceived' ||
 			event === 'callEnded' ||
 			(rec.finalStatus === 'delivered' && (rec.finalAt as number) <= rec.time + WATCH_MS);
-		if (!qualifies) continue;
+		if (!qualifies || rec.history) continue;
 		const first = firstPollAfter.get(rec.id);
 		expect(first).toBeDefined();
 		// Documented limits: out of reach at a poll before it was tracked, or stored late past the window.
+		// (Records from before publishing count from where the trigger started: it read them then.)
 		const newestBefore = Math.max(
 			-Infinity,
 			...server.recs
-				.filter((r) => r.seq < rec.seq && r.dated === 'ok' && !r.history)
+				.filter(
+					(r) => r.seq < rec.seq && r.dated === 'ok' && (!r.history || r.time >= activationFloor),
+				)
 				.map((r) => Math.min(r.time, r.arrival)),
 		);
 		// Stored late: before the window of the newest record already seen when it came.
-		const lateBeyondWindow = rec.dated === 'ok' && rec.time < newestBefore - lookBackMs;
+		// Or dated before where the trigger started (stored late, or its clock off by more than is known).
+		const lateBeyondWindow =
+			rec.dated === 'ok' && (rec.time < newestBefore - lookBackMs || rec.time < activationFloor);
 		const outAt = outOfReachAt.get(rec.id);
 		if (lateBeyondWindow || outAt !== undefined) {
 			excused.push({ rec, late: lateBeyondWindow, lost: at === undefined });
 			if (outAt !== undefined && at === undefined && !lateBeyondWindow) {
-				// Said by a poll, when it was newer than the trigger's position (or its group's overflow was said).
+				// Said by a poll, when it was newer than the trigger's position (or its group's overflow
+				// was said): than its cursor, and than the newest record it had seen (the cursor stays
+				// behind the records of an API whose clock is ahead of what n8n knows of it).
 				const p = polls[outAt];
 				const groupSaid = polls.some((q) => q.steppedPast === rec.time && q.newMayBeHidden);
-				if (rec.dated === 'ok' && rec.time >= p.startCursor && !groupSaid)
+				if (rec.dated === 'ok' && rec.time >= Math.max(p.startCursor, newestBefore) && !groupSaid)
 					expect(polls.slice(Math.min(first as number, outAt)).some((q) => q.newMayBeHidden)).toBe(
 						true,
 					);
@@ -630,6 +749,15 @@ function scenarios(event: EventKind, over: { order?: SmsOrder; ignoresSince?: bo
 		maxLookups: fc.integer({ min: 1, max: 5 }),
 		lookBackSeconds: fc.integer({ min: 0, max: 10 }),
 		includeLastSeconds: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 120 })),
+		// The API's clock off n8n's, either way, by up to several seconds (or not at all), and now
+		// and then by more: up to a minute ahead (past that, with nothing measured, its records look
+		// dated in the future: limit 5), or minutes behind.
+		skewMs: fc.oneof(
+			{ weight: 3, arbitrary: fc.constant(0) },
+			{ weight: 3, arbitrary: fc.integer({ min: -20_000, max: 20_000 }) },
+			{ weight: 1, arbitrary: fc.constantFrom(-1_200, -1_000, 2_500) },
+			{ weight: 1, arbitrary: fc.integer({ min: -600_000, max: 55_000 }) },
+		),
 		history: fc.integer({ min: 0, max: 6 }),
 		fates: fc.array(fc.nat({ max: 1 << 14 }), { minLength: 1, maxLength: 12 }),
 		steps: fc.array(
@@ -689,6 +817,7 @@ describe('the cases found by trying the trigger as a user would', () => {
 		maxLookups: 10,
 		lookBackSeconds: 10,
 		includeLastSeconds: 0,
+		skewMs: 0,
 		history: 0,
 		fates: [0],
 		steps: [],
@@ -752,7 +881,61 @@ describe('the cases found by trying the trigger as a user would', () => {
 			}),
 		],
 	];
+	// Reported against the version that learnt the API's clock from Date headers and took any
+	// status not on its list for an ending (issue 36).
+	const reported: Array<[string, Scenario]> = [
+		...[-1_200, -1_000, 2_500].map((skewMs): [string, Scenario] => [
+			`SMS Received, the API's clock ${Math.abs(skewMs)} ms ${skewMs < 0 ? 'behind' : 'ahead of'} n8n's: an SMS half a second after publishing`,
+			base({
+				skewMs,
+				history: 3,
+				steps: [
+					{ kind: 'tick', seconds: 0.5 },
+					{ kind: 'arrive', count: 1, lateBy: 0, spread: 0, undated: 0 },
+					{ kind: 'poll' },
+				],
+			}),
+		]),
+		[
+			'Call Ended, a manual call through agent-answered and dialing before it completes',
+			base({
+				event: 'callEnded',
+				// Fate 158: agent-answered, then dialing, then completed 40 s after it was made.
+				fates: [158],
+				steps: [
+					{ kind: 'arrive', count: 1, lateBy: 0, spread: 0, undated: 0 },
+					{ kind: 'tick', seconds: 1 },
+					{ kind: 'poll' },
+					{ kind: 'tick', seconds: 10 },
+					{ kind: 'poll' },
+				],
+			}),
+		],
+		[
+			'SMS Delivered, an SMS through pending and submitted before it is delivered',
+			base({
+				event: 'smsDelivered',
+				// Fate 657: pending, then submitted, then delivered 40 s after it was sent.
+				fates: [657],
+				steps: [
+					{ kind: 'arrive', count: 1, lateBy: 0, spread: 0, undated: 0 },
+					{ kind: 'tick', seconds: 1 },
+					{ kind: 'poll' },
+					{ kind: 'tick', seconds: 10 },
+					{ kind: 'poll' },
+				],
+			}),
+		],
+	];
 	it.each(cases)('%s', async (_name, scenario) => {
 		check(scenario, await run(scenario));
+	});
+	it.each(reported)('%s', async (_name, scenario) => {
+		const result = await run(scenario);
+		check(scenario, result);
+		// Each reported record was emitted, once, and (a call) as ended, not flagged.
+		for (const rec of result.server.recs.filter((r) => !r.history))
+			expect(result.emittedAt.get(rec.id)).toHaveLength(1);
+		expect(result.flagged.size).toBe(0);
 	});
 });

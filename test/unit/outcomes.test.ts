@@ -102,10 +102,47 @@ describe('Call Ended tracking', () => {
 		expect(r.ids).toEqual([]);
 	});
 
-	it('a status the API does not name is final: emitted, never waited on', async () => {
+	it('a status nobody listed is in progress, reported with a call that has it; the call is emitted at its real end', async () => {
 		const api = new Api('callEnded');
-		api.records.push({ id: 'x', at: T0 + 1000, status: 'something-new' });
-		expect((await poll(api, outcomeBaseline('callEnded', T0), T0 + MINUTE)).ids).toEqual(['x']);
+		api.records.push({ id: 'x', at: T0 + 1000, status: 'agent-answered' });
+		api.records.push({ id: 'y', at: T0 + 2000, status: 'Agent_Answered' });
+		let r = await poll(api, outcomeBaseline('callEnded', T0), T0 + MINUTE);
+		expect(r.ids).toEqual([]);
+		expect(r.unlisted).toHaveLength(1);
+		expect(r.unlisted[0][0]).toBe('agent-answered');
+		api.records[0].status = 'dialing';
+		r = await poll(api, r.state, T0 + 2 * MINUTE);
+		expect(r.ids).toEqual([]);
+		expect(r.unlisted.sort()).toEqual([
+			['agent-answered', 'y'],
+			['dialing', 'x'],
+		]);
+		api.records[0].status = 'completed';
+		api.records[1].status = 'No_Answer';
+		r = await poll(api, r.state, T0 + 3 * MINUTE);
+		expect(r.ids).toEqual(['x', 'y']);
+		expect(r.unlisted).toEqual([]);
+	});
+
+	it('a call that fails is a call that ended; an SMS that fails ends the wait, reported, and is never emitted', async () => {
+		const calls = new Api('callEnded');
+		calls.records.push({ id: 'f', at: T0 + 1000, status: 'canceled' });
+		expect((await poll(calls, outcomeBaseline('callEnded', T0), T0 + MINUTE)).ids).toEqual(['f']);
+		const sms = new Api('smsDelivered');
+		sms.records.push({ id: 'p', at: T0 + 1000, status: 'pending' });
+		sms.records.push({ id: 'u', at: T0 + 2000, status: 'submitted' });
+		let r = await poll(sms, outcomeBaseline('smsDelivered', T0), T0 + MINUTE);
+		expect(r.ids).toEqual([]);
+		expect(r.unlisted.sort()).toEqual([
+			['pending', 'p'],
+			['submitted', 'u'],
+		]);
+		sms.records[0].status = 'delivered';
+		sms.records[1].status = 'undelivered';
+		r = await poll(sms, r.state, T0 + 2 * MINUTE);
+		expect(r.ids).toEqual(['p']);
+		expect(r.undelivered).toEqual([['u', 'undelivered']]);
+		expect(r.state.pending).toEqual([]);
 	});
 
 	it('a call that has left the window is looked up by id, on its number, and emitted when it ends', async () => {

@@ -1,10 +1,9 @@
 /**
  * The pure half of recovering a write whose outcome is unknown: which history record, if any,
- * is the request's; the `since` of the look-up; what one execution has claimed; and the gate
- * that keeps a look-up from taking the record of a send still in flight.
+ * is the request's (the windows on the API's clock are in serverClock.test.ts); what one
+ * execution has claimed; and the gate that keeps a look-up from taking the record of a send
+ * still in flight.
  */
-import fc from 'fast-check';
-
 import { flush } from '../support/fakeClock';
 import {
 	callIds,
@@ -14,59 +13,10 @@ import {
 	smsIds,
 } from '../../nodes/shared/account/recoveryMatching';
 import { ClaimLedger, LookupGate } from '../../nodes/shared/transport/recoveryClaims';
-import {
-	lookupSince,
-	SINCE_MARGIN_MS,
-	SINCE_MARGIN_UNKNOWN_CLOCK_MS,
-	serverClockOf,
-} from '../../nodes/shared/transport/serverClock';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const at = (offsetMs: number) => new Date(T0 + offsetMs).toISOString();
-const nothingClaimed = { sinceMs: T0, isClaimed: () => false };
-
-describe('lookupSince and serverClockOf', () => {
-	it("looks from just before the first send, on the server's clock", () => {
-		expect(lookupSince(T0, { lowOffsetMs: 0 })).toBe(T0 - SINCE_MARGIN_MS);
-		expect(lookupSince(T0, { lowOffsetMs: 90_000 })).toBe(T0 + 90_000 - SINCE_MARGIN_MS);
-		expect(lookupSince(T0, { lowOffsetMs: -90_000 })).toBe(T0 - 90_000 - SINCE_MARGIN_MS);
-	});
-	it("without a Date header, uses this host's clock with a margin of seconds, not a minute", () => {
-		expect(lookupSince(T0, undefined)).toBe(T0 - SINCE_MARGIN_UNKNOWN_CLOCK_MS);
-		expect(SINCE_MARGIN_UNKNOWN_CLOCK_MS).toBeLessThanOrEqual(5_000);
-	});
-	it("reads the server's clock from a Date header: at least the header's time less the answer's arrival", () => {
-		expect(serverClockOf('Sun, 01 Mar 2026 10:01:30 GMT', T0 - 200, T0)).toEqual({
-			lowOffsetMs: 90_000,
-		});
-		expect(serverClockOf(['Sun, 01 Mar 2026 09:59:00 GMT'], T0 - 200, T0)).toEqual({
-			lowOffsetMs: -60_000,
-		});
-		expect(serverClockOf(undefined, T0, T0)).toBeUndefined();
-		expect(serverClockOf('not a date', T0, T0)).toBeUndefined();
-	});
-	it("never misses the request's own record, whatever the true offset, the header's rounding and the request's length", () => {
-		fc.assert(
-			fc.property(
-				fc.integer({ min: -86_400_000, max: 86_400_000 }),
-				fc.integer({ min: 0, max: 60_000 }),
-				fc.double({ min: 0, max: 1, noNaN: true }),
-				fc.double({ min: 0, max: 1, noNaN: true }),
-				(trueOffset, durationMs, recordAt, headerAt) => {
-					// The request runs [T0, T0 + duration] on our clock; the server stamps the record
-					// and writes the Date header at instants within it, on its own clock.
-					const recordTime = T0 + trueOffset + recordAt * durationMs;
-					const headerTime = T0 + trueOffset + headerAt * durationMs;
-					const header = new Date(Math.floor(headerTime / 1000) * 1000).toUTCString();
-					const clock = serverClockOf(header, T0, T0 + durationMs)!;
-					expect(lookupSince(T0, clock)).toBeLessThanOrEqual(recordTime);
-					// ... and does not look back further than twice the request's length and a few seconds.
-					expect(recordTime - lookupSince(T0, clock)).toBeLessThanOrEqual(2 * durationMs + 2_000);
-				},
-			),
-		);
-	});
-});
+const nothingClaimed = { sinceMs: T0, madeAfterMs: T0, isClaimed: () => false };
 
 describe('matchSentSms', () => {
 	const sms = { phoneDocId: 'pd_main', to: '+447700900123', message: 'See you at 3' };
@@ -133,7 +83,11 @@ describe('matchSentSms', () => {
 	it('skips records other sends have claimed', () => {
 		const claims = new ClaimLedger();
 		claims.claim(smsIds({ messageId: 'SM1' }), T0);
-		const window = { sinceMs: T0, isClaimed: (ids: string[]) => claims.isClaimed(ids) };
+		const window = {
+			sinceMs: T0,
+			madeAfterMs: T0,
+			isClaimed: (ids: string[]) => claims.isClaimed(ids),
+		};
 		expect(matchSentSms(page(record('SM1'), record('SM2')), sms, window, 200)).toMatchObject({
 			kind: 'found',
 			result: { messageId: 'SM2' },
@@ -142,6 +96,31 @@ describe('matchSentSms', () => {
 		expect(matchSentSms(page(record('SM1'), record('SM2')), sms, window, 200)).toEqual({
 			kind: 'absent',
 		});
+	});
+
+	it('a single match stamped where the clock cannot tell it from an earlier identical SMS is neither taken nor ruled out', () => {
+		const window = { sinceMs: T0 - 60_000, madeAfterMs: T0, isClaimed: () => false };
+		expect(
+			matchSentSms(page(record('SM1', { sentAt: at(-5_000) })), sms, window, 200),
+		).toMatchObject({
+			kind: 'undecided',
+			reason: expect.stringMatching(/not known well enough/),
+		});
+		expect(matchSentSms(page(record('SM1', { sentAt: at(0) })), sms, window, 200)).toMatchObject({
+			kind: 'found',
+		});
+		expect(matchSentSms(page(record('SM1', { sentAt: at(-61_000) })), sms, window, 200)).toEqual({
+			kind: 'absent',
+		});
+		// One made after the request began is its own, whatever an earlier one is.
+		expect(
+			matchSentSms(
+				page(record('SM1', { sentAt: at(-5_000) }), record('SM2', { sentAt: at(100) })),
+				sms,
+				window,
+				200,
+			),
+		).toMatchObject({ kind: 'found', result: { messageId: 'SM2' } });
 	});
 
 	it('cannot decide between two unclaimed matches', () => {
@@ -295,7 +274,11 @@ describe('matchCreatedCall', () => {
 	it('knows a call by any of its identifiers when claimed', () => {
 		const claims = new ClaimLedger();
 		claims.claim(callIds({ callId: 'call_1', callSid: 'CAcall_1' }), T0);
-		const window = { sinceMs: T0, isClaimed: (ids: string[]) => claims.isClaimed(ids) };
+		const window = {
+			sinceMs: T0,
+			madeAfterMs: T0,
+			isClaimed: (ids: string[]) => claims.isClaimed(ids),
+		};
 		expect(matchCreatedCall(page(manualRecord('call_1')), manual, window, 200)).toEqual({
 			kind: 'absent',
 		});

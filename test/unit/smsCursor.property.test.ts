@@ -117,7 +117,7 @@ type Step =
 	| { kind: 'restart' }
 	/** The Late Arrival Window changed between polls (an option change). */
 	| { kind: 'window'; seconds: number }
-	/** The caller's clock off the server's by up to the Date header's precision. */
+	/** The caller's clock off the server's by up to the same moment (the trigger's now is n8n's clock where nothing measured the API's). */
 	| { kind: 'skew'; ms: number };
 
 interface Scenario {

@@ -1,7 +1,8 @@
 /**
  * The Comms Account Trigger's soak, short: all three events on both poll paths at once, with
- * random arrivals, bursts, 429s, 500s, 502s, slow answers, overlapping polls, and graceful and
- * hard restarts (test/support/soak.ts). Every record that qualifies is emitted exactly once,
+ * the API's clock off n8n's either way, random arrivals, bursts, statuses nobody listed, 429s,
+ * 500s, 502s, slow answers, overlapping polls, and graceful and hard restarts
+ * (test/support/soak.ts; SOAK_CLOCK_SKEW_MS sets the skew, drawn from the seed otherwise). Every record that qualifies is emitted exactly once,
  * except the documented limits, which are counted (and said in n8n's log). `npm run soak` runs
  * the long one (SOAK_SECONDS, 900 by default) and prints the figures docs/guarantees.md quotes.
  */
@@ -22,6 +23,9 @@ it(
 			seed: SEED,
 			maxLatencyMs: Number(process.env.SOAK_MAX_LATENCY_MS ?? 1500),
 			budgetMs: Number(process.env.SOAK_BUDGET_MS ?? 2000),
+			...(process.env.SOAK_CLOCK_SKEW_MS === undefined
+				? {}
+				: { clockSkewMs: Number(process.env.SOAK_CLOCK_SKEW_MS) }),
 			log: (line) => process.stdout.write(`${line}\n`),
 			verbose: process.env.SOAK_VERBOSE === '1',
 		});

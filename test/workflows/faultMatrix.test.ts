@@ -13,6 +13,10 @@
  * Every cell has a proxy of its own (so one cell's timeouts do not open the circuit breaker, or
  * use the rate window, of another), and the cells run together; the request timeout is 1.5 s
  * here, so an unknown SMS's look-ups span 1.5 s.
+ *
+ * A second matrix puts the clocks at odds for the writes that are looked up (the Account API's):
+ * the API's clock off n8n's (the sandbox's setClockSkew) by -8 s to +3 s, and the proxy a gateway
+ * writing its own Date header ahead or behind (or none), on every answer, its HTML 502 included.
  */
 import { setRequestTimeout } from '../../nodes/shared/transport';
 import {
@@ -65,6 +69,11 @@ const CELLS: Cell[] = WRITE_OPERATIONS.flatMap((operation) =>
 
 let serial = 0;
 
+/** The clocks of a cell: the gateway's Date off n8n's (undefined: the API's own is relayed). */
+interface Clocks {
+	gatewayDateMs?: number;
+}
+
 /** What a cell came to, given the sandbox's log once every cell is done. */
 interface Judged {
 	problems: string[];
@@ -72,7 +81,10 @@ interface Judged {
 }
 
 /** Runs a cell; what it returns judges it, given the sandbox's log once every cell is done. */
-async function runCell(cell: Cell): Promise<(served: Exchange[]) => Judged> {
+async function runCell(
+	cell: Cell,
+	{ gatewayDateMs }: Clocks = {},
+): Promise<(served: Exchange[]) => Judged> {
 	const { operation, fault, schedule, mode } = cell;
 	const keys = Array.from({ length: operation.oneItem ? 1 : 2 }, () => operation.key(++serial));
 	const attempts = new Map<string, number>();
@@ -86,7 +98,7 @@ async function runCell(cell: Cell): Promise<(served: Exchange[]) => Judged> {
 			attempts.set(key, attempt);
 			return schedule === 'every' || attempt === 1 ? fault : 'pass';
 		},
-		{ slowByteMs: 100 },
+		{ slowByteMs: 100, gatewayDateMs },
 	);
 	try {
 		const url = fault === 'refuse' ? await refusingUrl() : proxy.url;
@@ -102,13 +114,25 @@ async function runCell(cell: Cell): Promise<(served: Exchange[]) => Judged> {
 		const sent = proxy.log.map((entry) => ({ method: entry.method, body: entry.body }));
 		return (served) => ({
 			problems: violations({ operation, keys, result, sent, served, capPence }).map(
-				(problem) => `${operation.name}, ${fault}, ${schedule}, ${mode}: ${problem}`,
+				(problem) =>
+					`${operation.name}, ${fault}, ${schedule}, ${mode}${gatewayDateMs === undefined ? '' : `, gateway Date ${gatewayDateMs} ms`}: ${problem}`,
 			),
 			outcomes: outcomesOf(operation, keys, result, served),
 		});
 	} finally {
 		await proxy.close();
 	}
+}
+
+/** What the sandbox did, as the judge reads it. */
+function servedLog(): Exchange[] {
+	return sandbox()
+		.requests()
+		.map((entry) => ({
+			method: entry.method,
+			body: JSON.stringify(entry.body ?? ''),
+			status: entry.status,
+		}));
 }
 
 /** Runs `tasks` with at most `limit` at once. */
@@ -136,13 +160,7 @@ it(`${CELLS.length} cells: every write operation × every fault point × first o
 		ordered.map((cell) => () => runCell(cell)),
 		48,
 	);
-	const served = sandbox()
-		.requests()
-		.map((entry) => ({
-			method: entry.method,
-			body: JSON.stringify(entry.body ?? ''),
-			status: entry.status,
-		}));
+	const served = servedLog();
 	const judged = judges.map((judge) => judge(served));
 	// What the matrix exercised, by fault point: the outcomes the node said, and the actions.
 	const tally = new Map<string, Map<string, number>>();
@@ -160,4 +178,55 @@ it(`${CELLS.length} cells: every write operation × every fault point × first o
 			.join('\n'),
 	);
 	expect(judged.flatMap((cell) => cell.problems)).toEqual([]);
+}, 480_000);
+
+/** The API's clock off n8n's (ms), each a group of cells run together. */
+const API_SKEWS = [-8_000, -1_200, 0, 3_000];
+/** The gateway's own Date off n8n's (ms), or none (the API's relayed, or none on its own answers). */
+const GATEWAY_DATES = [undefined, 2_500, -3_000];
+/** Faults after which a write is looked up: the server acted, or may have. */
+const LOOKED_UP: FaultPoint[] = [
+	'html5xxAfter',
+	'html2xx',
+	'resetAfterRequestBody',
+	'html5xxBefore',
+];
+
+const CLOCK_CELLS = WRITE_OPERATIONS.filter((operation) => operation.api === 'account').flatMap(
+	(operation) =>
+		LOOKED_UP.flatMap((fault) =>
+			(['first', 'every'] as const).flatMap((schedule) =>
+				GATEWAY_DATES.map((gatewayDateMs) => ({
+					cell: { operation, fault, schedule, mode: 'continue' as const },
+					clocks: { gatewayDateMs },
+				})),
+			),
+		),
+);
+
+it(`${CLOCK_CELLS.length * API_SKEWS.length} cells with the clocks at odds: the API's clock ${API_SKEWS.map((ms) => ms / 1000).join(', ')} s off n8n's × a gateway's own Date ahead, behind or none × every Account write × faults looked up: never acted twice, every outcome said truthfully`, async () => {
+	roomForEveryRun(sandbox());
+	const problems: string[] = [];
+	const tally = new Map<string, number>();
+	for (const skewMs of API_SKEWS) {
+		sandbox().control.setClockSkew(skewMs / 1000);
+		const judges = await pooled(
+			CLOCK_CELLS.map(
+				({ cell, clocks }) =>
+					() =>
+						runCell(cell, clocks),
+			),
+			48,
+		);
+		const served = servedLog();
+		for (const judged of judges.map((judge) => judge(served))) {
+			problems.push(...judged.problems.map((problem) => `API clock ${skewMs} ms: ${problem}`));
+			for (const { reported, acted } of judged.outcomes) {
+				const column = `API ${skewMs} ms: ${reported}/acted ${acted}`;
+				tally.set(column, (tally.get(column) ?? 0) + 1);
+			}
+		}
+	}
+	console.log([...tally].map(([column, n]) => `${column} ×${n}`).join('\n'));
+	expect(problems).toEqual([]);
 }, 480_000);

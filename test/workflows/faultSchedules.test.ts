@@ -4,9 +4,11 @@
  * how n8n runs the node again (On Error: Continue, Retry On Fail, both, or the editor's Retry of
  * the failed execution with the workflow edited since), whether the parameters evaluate differently on
  * every try, whether a loop hands the node the same items again on a second pass (not with the
- * editor's Retry or Send and Wait), and for the Unified node no Spending Cap or one with room for
- * 0 to all of the items. n8n's engine runs the workflow against the sandbox behind the fault-point
- * proxy, and the run is judged two ways:
+ * editor's Retry or Send and Wait), for the Unified node no Spending Cap or one with room for
+ * 0 to all of the items, and the clocks: the API's clock off n8n's (-8 s to +3 s; runs sharing a
+ * skew run together) and the proxy a gateway writing its own Date header ahead, behind or not at
+ * all. n8n's engine runs the workflow against the sandbox behind the fault-point proxy, and the
+ * run is judged two ways:
  *
  * - the invariant of the fault matrix (test/support/judgeWrites.ts);
  * - a simple model of the server: an attempt that met no fault, or a fault after the server acts
@@ -60,6 +62,10 @@ interface Drawn {
 	passes: number;
 	/** No cap, or room for this many items (the others must then be refused before sending). */
 	capItems?: number;
+	/** The API's clock off n8n's (ms; none: 0). */
+	apiSkewMs?: number;
+	/** A gateway's own Date off n8n's (ms), or none (the API's relayed). */
+	gatewayDateMs?: number;
 }
 
 function toRun(drawn: Drawn) {
@@ -71,7 +77,7 @@ function toRun(drawn: Drawn) {
 			: Math.round(Math.min(drawn.capItems, items) * operation.pence * 100) / 100;
 	// A loop with the editor's Retry, or around Send and Wait (which parks the execution), is not drawn.
 	const passes = drawn.mode === 'editorRetry' || operation.oneItem ? 1 : drawn.passes;
-	return { ...drawn, operation, items, capPence, passes };
+	return { ...drawn, operation, items, capPence, passes, apiSkewMs: drawn.apiSkewMs ?? 0 };
 }
 
 const runArbitrary = fc
@@ -86,6 +92,9 @@ const runArbitrary = fc
 		perTry: fc.boolean(),
 		passes: fc.constantFrom(1, 1, 2),
 		capItems: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+		// The API's clock off n8n's, and a gateway's own Date off n8n's (or none), in ms.
+		apiSkewMs: fc.constantFrom(-8_000, -1_200, 0, 3_000),
+		gatewayDateMs: fc.constantFrom(undefined, 2_500, -3_000),
 	})
 	.map(toRun);
 
@@ -165,7 +174,7 @@ async function execute(run: Run): Promise<(served: Exchange[]) => string[]> {
 			attempts.set(keys[index], attempt + 1);
 			return faults[index][attempt] ?? 'pass';
 		},
-		{ slowByteMs: 100 },
+		{ slowByteMs: 100, gatewayDateMs: run.gatewayDateMs },
 	);
 	try {
 		const { result, capPence } = await runWrite(operation, sandbox(), {
@@ -209,7 +218,7 @@ async function execute(run: Run): Promise<(served: Exchange[]) => string[]> {
 			});
 			return problems.map(
 				(problem) =>
-					`${operation.name}, ${run.items} items, ${mode}${perTry ? ', evaluated anew each try' : ''}${passes > 1 ? `, ${passes} passes` : ''}, cap ${capPence ?? '-'}, faults ${JSON.stringify(faults.slice(0, run.items))}: ${problem}`,
+					`${operation.name}, ${run.items} items, ${mode}${perTry ? ', evaluated anew each try' : ''}${passes > 1 ? `, ${passes} passes` : ''}, cap ${capPence ?? '-'}, API clock ${run.apiSkewMs} ms, gateway Date ${run.gatewayDateMs ?? '-'} ms, faults ${JSON.stringify(faults.slice(0, run.items))}: ${problem}`,
 			);
 		};
 	} finally {
@@ -221,15 +230,20 @@ it(`${RUNS} random fault schedules over multi-item runs, and the ${REPORTED.leng
 	roomForEveryRun(sandbox());
 	const runs = [...REPORTED, ...fc.sample(runArbitrary, { numRuns: RUNS, seed: SEED })];
 	const judges: Array<(served: Exchange[]) => string[]> = [];
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: 16 }, async () => {
-			while (next < runs.length) {
-				const index = next++;
-				judges[index] = await execute(runs[index]);
-			}
-		}),
-	);
+	// The API's clock is the sandbox's: the runs sharing a skew run together, one skew after another.
+	for (const skewMs of new Set(runs.map((run) => run.apiSkewMs))) {
+		sandbox().control.setClockSkew(skewMs / 1000);
+		const group = runs.flatMap((run, index) => (run.apiSkewMs === skewMs ? [index] : []));
+		let next = 0;
+		await Promise.all(
+			Array.from({ length: 16 }, async () => {
+				while (next < group.length) {
+					const index = group[next++];
+					judges[index] = await execute(runs[index]);
+				}
+			}),
+		);
+	}
 	const served = sandbox()
 		.requests()
 		.map((entry) => ({

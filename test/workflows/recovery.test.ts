@@ -6,7 +6,11 @@
  * if it is not. The sandbox's own request log is the truth of what was done.
  */
 import { runWorkflow } from '../../harness';
-import { setRequestTimeout } from '../../nodes/shared/transport';
+import {
+	SAME_MOMENT_MS,
+	setRequestTimeout,
+	UNMEASURED_SKEW_MS,
+} from '../../nodes/shared/transport';
 import { TEST_NUMBERS } from '../../sandbox';
 import { type Fault, type FaultyProxy, startFaultyProxy } from '../support/faultyProxy';
 import { useSandbox } from '../support/sandbox';
@@ -471,8 +475,32 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
-	it("without a Date header, this host's clock is used with a margin of seconds: an identical SMS from 20 s before is not taken for this one", async () => {
+	it("nothing measured of the API's clock: an identical SMS from 20 s before (an API 20 s behind could have stamped this one so) is neither taken nor sent again", async () => {
 		const earlier = { ...record('SM0'), sentAt: new Date(Date.now() - 20_000).toISOString() };
+		const history = {
+			status: 200,
+			body: { success: true, messages: [earlier], count: 1 },
+			noDate: true,
+		};
+		stub.reply(
+			{ status: 500, body: { success: false, error: 'internal_error' }, noDate: true },
+			history,
+		);
+		const result = await sms('acc_nodate_test_0123456789');
+		expect(result.error?.message).toMatch(/not known well enough/);
+		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		const since = Date.parse(
+			new URLSearchParams(stub.received[1].url.split('?')[1]).get('since') as string,
+		);
+		// The look-up reaches back as far as any API's clock may be behind, and the floor.
+		expect(stub.received[0].at - since).toBeGreaterThanOrEqual(UNMEASURED_SKEW_MS);
+		expect(stub.received[0].at - since).toBeLessThanOrEqual(
+			UNMEASURED_SKEW_MS + SAME_MOMENT_MS + 1_000,
+		);
+	});
+
+	it('an identical SMS from an hour before is not taken for this one: the SMS is sent again', async () => {
+		const earlier = { ...record('SM0'), sentAt: new Date(Date.now() - 3_600_000).toISOString() };
 		const history = {
 			status: 200,
 			body: { success: true, messages: [earlier], count: 1 },
@@ -496,13 +524,9 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			messageId: 'SM9',
 			recovered: 'sentAgain',
 		});
-		const since = Date.parse(
-			new URLSearchParams(stub.received[1].url.split('?')[1]).get('since') as string,
-		);
-		expect(stub.received[0].at - since).toBeLessThanOrEqual(6_000);
 	});
 
-	it("with a Date header, the server's clock is used: its own record, stamped 90 s ahead of ours, is found", async () => {
+	it("an API 90 s ahead of n8n's (its Date header says so, and is not what tells): its own record is found", async () => {
 		const ahead = (ms: number) => new Date(Date.now() + 90_000 + ms);
 		stub.reply(
 			{

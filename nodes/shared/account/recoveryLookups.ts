@@ -16,7 +16,7 @@ import {
 } from './recoveryMatching';
 import {
 	accountApiRequest,
-	accountServerNow,
+	accountClock,
 	type CommsContext,
 	type RecoveryLookup,
 } from '../transport';
@@ -75,7 +75,9 @@ export function sentSmsLookup(body: IDataObject): RecoveryLookup {
 
 /**
  * The latest SMS sent from that number to that recipient with exactly that text within the
- * last `minutes`, as a send result; undefined when there is none. One GET /v1/sms.
+ * last `minutes`, as a send result; undefined when there is none. One GET /v1/sms. The window is
+ * on the API's clock, widened by what is not known of it and by the same-moment floor
+ * (../transport/serverClock.ts), so an SMS sent `minutes` ago by n8n's clock is always in it.
  */
 export async function recentSentSms(
 	ctx: CommsContext,
@@ -84,11 +86,11 @@ export async function recentSentSms(
 	itemIndex: number,
 ): Promise<IDataObject | undefined> {
 	const sms = smsOf(body);
-	const since = (await accountServerNow(ctx)) - minutes * 60_000;
-	const page = await sentSmsPage(ctx, sms, since, itemIndex);
-	// Checked again on the clock of this very answer's Date header (the request's `since` used
-	// the one known before it).
-	return latestSentSms(page, sms, (await accountServerNow(ctx)) - minutes * 60_000);
+	const clock = await accountClock(ctx);
+	const from = Date.now() - minutes * 60_000;
+	const page = await sentSmsPage(ctx, sms, clock.since(from), itemIndex);
+	// Checked again with what this very answer showed of the API's clock.
+	return latestSentSms(page, sms, clock.since(from));
 }
 
 /** For POST /v1/calls with this body: GET /v1/calls in that mode, for that number and customer, since just before. */

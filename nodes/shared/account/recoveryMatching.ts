@@ -53,13 +53,16 @@ function recordsOf(page: unknown, listKey: string): IDataObject[] | string {
 
 /**
  * Decides from the candidates: records that match the request, are recent enough and are not
- * another item's. `unsure`: records that match but whose time cannot be read.
+ * another item's. `unsure`: records that match but whose time cannot be read. Of the candidates,
+ * one made once the request had been sent (from `window.madeAfterMs` on) is the request's; one
+ * stamped before that, where the API's clock is not known well enough to tell it from an earlier
+ * identical record, is neither taken nor ruled out: with no other, the history cannot tell.
  */
 function decide(
 	matching: IDataObject[],
 	{
 		timeFields,
-		sinceMs,
+		window,
 		full,
 		ids,
 		shape,
@@ -67,21 +70,24 @@ function decide(
 	}: {
 		/** The record's fields that date it, in order of preference. */
 		timeFields: string[];
-		/** Only records made since then can be this item's. */
-		sinceMs: number;
+		/** Only records made since `sinceMs` can be this item's (read now: after the request). */
+		window: LookupWindow;
 		full: boolean;
 		ids: (record: IDataObject) => string[];
 		shape: (record: IDataObject) => IDataObject;
 		noun: string;
 	},
 ): LookupResult {
+	const { sinceMs, madeAfterMs } = window;
 	const times = matching.map((record) => timeOf(record, timeFields));
 	const candidates = matching.filter((_, i) => times[i] !== undefined && times[i]! >= sinceMs);
+	// Made once the request had been sent (within the same moment): it, or a later identical one.
+	const after = candidates.filter((record) => timeOf(record, timeFields)! >= madeAfterMs);
 	const unsure = times.filter((time) => time === undefined).length;
-	if (candidates.length > 1) {
+	if (after.length > 1) {
 		return {
 			kind: 'undecided',
-			reason: `${candidates.length} matching ${noun} records were made since it was sent, and nothing tells which one, if any, is this item's`,
+			reason: `${after.length} matching ${noun} records were made since it was sent, and nothing tells which one, if any, is this item's`,
 		};
 	}
 	if (unsure > 0)
@@ -89,8 +95,12 @@ function decide(
 			kind: 'undecided',
 			reason: `a matching ${noun} record has no readable time, so it cannot be told apart from an earlier one`,
 		};
-	if (candidates.length === 1)
-		return { kind: 'found', result: shape(candidates[0]), ids: ids(candidates[0]) };
+	if (after.length === 1) return { kind: 'found', result: shape(after[0]), ids: ids(after[0]) };
+	if (candidates.length > 0)
+		return {
+			kind: 'undecided',
+			reason: `a matching ${noun} record is stamped ${new Date(timeOf(candidates[0], timeFields)!).toISOString()}, and the API's clock is not known well enough to tell whether it was made by this request or is an earlier identical one`,
+		};
 	if (full)
 		return {
 			kind: 'undecided',
@@ -131,7 +141,7 @@ export function matchSentSms(
 	);
 	return decide(matching, {
 		timeFields: ['sentAt', 'createdAt'],
-		sinceMs: window.sinceMs,
+		window,
 		full: records.length >= pageLimit,
 		ids: smsIds,
 		shape: (record) => sendResultOf(record, sms),
@@ -229,7 +239,7 @@ export function matchCreatedCall(
 	);
 	return decide(matching, {
 		timeFields: ['createdAt', 'startedAt'],
-		sinceMs: window.sinceMs,
+		window,
 		full: records.length >= pageLimit,
 		ids: callIds,
 		shape: (record) => createResultOf(record, call),

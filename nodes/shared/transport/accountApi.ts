@@ -2,7 +2,10 @@
  * The Account API v1's profile: its name, credential and limits, what its answers look like, and
  * every error it documents in words a non-developer can act on (docs/api.md). Pure.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import type { ApiProfile } from './attempt';
+import type { RecordTime } from './serverClock';
 import { detail, type ErrorDescription, fallback, isObject, text } from './answers';
 import { ACCOUNT_CREDENTIAL } from './connection';
 import type { RateLimit } from './pacing';
@@ -110,6 +113,54 @@ export function describeAccountError(status: number, body: unknown): ErrorDescri
 	return result;
 }
 
+/** The identifiers in these fields, each as `prefix:value` (an SMS's and a call's never meet). */
+function idsIn(record: Record<string, unknown>, prefix: string, keys: string[]): string[] {
+	return keys
+		.map((key) => record[key])
+		.filter(
+			(id): id is string | number =>
+				(typeof id === 'string' && id !== '') || typeof id === 'number',
+		)
+		.map((id) => `${prefix}:${id}`);
+}
+
+const SMS_IDS = ['messageId', 'id'];
+const CALL_IDS = ['callId', 'callSid', 'id'];
+
+/** When the API made a record: an SMS's `sentAt` (or `createdAt`), a call's `createdAt`. */
+function madeAt(record: Record<string, unknown>, keys: string[]): number {
+	for (const key of keys) {
+		const value = record[key];
+		if (typeof value !== 'string') continue;
+		const ms = Date.parse(value);
+		if (!Number.isNaN(ms)) return ms;
+	}
+	return NaN;
+}
+
+/**
+ * The records of an Account API answer (`messages` of GET /v1/sms, `calls` of GET /v1/calls) with
+ * the time the API stamped each when it made it, and their identifiers.
+ */
+export function accountRecordTimes(body: IDataObject): RecordTime[] {
+	const times: RecordTime[] = [];
+	const add = (list: unknown, prefix: string, ids: string[], timeKeys: string[]) => {
+		if (!Array.isArray(list)) return;
+		for (const record of list)
+			if (isObject(record))
+				times.push({ ids: idsIn(record, prefix, ids), atMs: madeAt(record, timeKeys) });
+	};
+	add(body.messages, 'sms', SMS_IDS, ['sentAt', 'createdAt']);
+	add(body.calls, 'call', CALL_IDS, ['createdAt']);
+	return times;
+}
+
+/** The record a write made: an SMS send's `messageId`, a call creation's `callId` and `callSid`. */
+export function accountCreatedIds(body: IDataObject): string[] {
+	if (body.messageId !== undefined) return idsIn(body, 'sms', ['messageId']);
+	return idsIn(body, 'call', ['callId', 'callSid']);
+}
+
 /** The Account API v1 as the transport sees it: every request to it carries this profile. */
 export const accountApi: ApiProfile = {
 	name: 'Comms Account API',
@@ -122,4 +173,6 @@ export const accountApi: ApiProfile = {
 	errorCodeOf: (body) =>
 		isAccountErrorBody(body) ? String((body as { error: unknown }).error) : undefined,
 	describe: describeAccountError,
+	recordTimes: accountRecordTimes,
+	createdIds: accountCreatedIds,
 };

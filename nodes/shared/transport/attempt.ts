@@ -5,6 +5,7 @@
 import type { IDataObject, IHttpRequestMethods, NodeApiError } from 'n8n-workflow';
 
 import type { ErrorDescription } from './answers';
+import type { RecordTime } from './serverClock';
 import { type RateLimit, type RateLimiter, sharedLimiter } from './pacing';
 import { type CommsContext, type Connection, laneScope } from './connection';
 
@@ -17,10 +18,20 @@ export type LookupResult =
 	/** The history cannot tell (ambiguous, incomplete or unreadable): why, in a sentence. */
 	| { kind: 'undecided'; reason: string };
 
-/** Where in time to look, and which records other items of this execution already own. */
+/**
+ * Where in time to look, and which records other items of this execution already own. The times
+ * are on the API's clock, sized by what is known of it when they are read (serverClock.ts): read
+ * them after the look-up's request, so that what its answer showed of the clock counts.
+ */
 export interface LookupWindow {
-	/** Records from before this instant (epoch ms, server time) are not the request's. */
-	sinceMs: number;
+	/** Records stamped before this instant (epoch ms, the API's clock) are not the request's. */
+	readonly sinceMs: number;
+	/**
+	 * Records stamped at or after this were made once the request had been sent (within the same
+	 * moment); one stamped between `sinceMs` and this may be an earlier identical one, which the
+	 * history cannot tell from the request's own.
+	 */
+	readonly madeAfterMs: number;
 	isClaimed(ids: string[]): boolean;
 }
 
@@ -69,6 +80,14 @@ export interface ApiProfile {
 	/** The API's own code, when the body is in its error shape. */
 	errorCodeOf(body: unknown): string | undefined;
 	describe(status: number, body: unknown): ErrorDescription;
+	/**
+	 * The records of a success body, each with its identifiers and the time the API wrote on it
+	 * when it made it: what the API's clock is learnt from (serverClock.ts). None for an API whose
+	 * answers carry no records.
+	 */
+	recordTimes?(body: IDataObject): RecordTime[];
+	/** The identifiers of the record a write's success body says it made (matching `recordTimes`). */
+	createdIds?(body: IDataObject): string[];
 }
 
 /** One request, and what to say and do when its outcome is unknown. */

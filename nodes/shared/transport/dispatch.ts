@@ -1,13 +1,13 @@
 /**
  * Sending one attempt: a place under the key's rate limit, then the request through n8n's
  * `httpRequestWithAuthentication`, bounded as a whole by the timeout; what it teaches the
- * limiter, the circuit breaker and the server's clock.
+ * limiter and the circuit breaker. (The API's clock is learnt from the records of a success, in
+ * send.ts, never from a `Date` header: see serverClock.ts.)
  */
 import type { IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { systemClock } from './clock';
 import type { RateLimiter, ReleaseResult } from './pacing';
-import { serverClockOf, serverClocks } from './serverClock';
 import { BREAKER_OPEN_TIMEOUTS, breaker } from './retry';
 import type { Attempt } from './attempt';
 import type { CommsContext, Connection } from './connection';
@@ -68,10 +68,13 @@ export async function dispatch(
 					? 'rateLimited'
 					: 'deferred';
 		breaker.answered(connection.scope);
-		const clock = serverClockOf(response.headers?.date, sentAtWallMs, Date.now());
-		// Without a Date header (a gateway may strip it), the latest one known still holds.
-		if (clock) serverClocks.set(connection.scope, clock);
-		return { response, sentAtWallMs, failure: undefined, timedOut: false };
+		return {
+			response,
+			sentAtWallMs,
+			receivedWallMs: Date.now(),
+			failure: undefined,
+			timedOut: false,
+		};
 	} catch (failure) {
 		const timedOut = deadline.signal.aborted && !cancel?.aborted;
 		if (timedOut)
@@ -80,7 +83,7 @@ export async function dispatch(
 				systemClock.now(),
 				BREAKER_OPEN_TIMEOUTS * requestTimeoutMs(),
 			);
-		return { response: undefined, sentAtWallMs, failure, timedOut };
+		return { response: undefined, sentAtWallMs, receivedWallMs: Date.now(), failure, timedOut };
 	} finally {
 		stopTimer();
 		release(result);

@@ -18,7 +18,7 @@
  * the circuit breaker there), pacing.ts (the rate limiter), dispatch.ts (sending one attempt),
  * timeout.ts (the whole-request timeout), classify.ts (reading how it ended; proof.ts what proves
  * "not sent", outcome.ts the outcome each error carries), recovery.ts (unknown-outcome recovery;
- * recoveryClaims.ts what it remembers process-wide), serverClock.ts (the server's clock),
+ * recoveryClaims.ts what it remembers process-wide), serverClock.ts (the API's clock, from its records),
  * nodeErrors.ts (the NodeApiErrors), secrets.ts (redaction) and clock.ts (time, for tests).
  */
 export type { LookupResult, LookupWindow, RecoveryLookup } from './attempt';
@@ -42,7 +42,14 @@ export {
 	type UnifiedSuccess,
 } from './requests';
 export { hasOutcome, OUTCOME_WORDS, outcomeOf, withOutcome, type WriteOutcome } from './outcome';
-export { accountClockOffsetMs, accountServerNow } from './serverClock';
+export {
+	accountClock,
+	type ApiClock,
+	type ClockBounds,
+	forgetApiClocks,
+	SAME_MOMENT_MS,
+	UNMEASURED_SKEW_MS,
+} from './serverClock';
 // By `export *`, which names nothing: the package test checks that only timeout.ts mentions
 // the test-only setter, so that nothing the package runs reaches it.
 export * from './timeout';

@@ -7,7 +7,7 @@ import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 
 import { sleep, systemClock } from './clock';
 import type { Attempt, Ending, LookupResult } from './attempt';
-import { lookupSince, serverClocks } from './serverClock';
+import { apiClockOf } from './serverClock';
 import { redactSecrets } from './secrets';
 import { claims, gate } from './recoveryClaims';
 import type { CommsContext, Connection } from './connection';
@@ -26,8 +26,16 @@ async function lookUp(
 	const lookup = attempt.recoveryLookup!;
 	const leave = await gate.enter(gateKey, 'lookUp');
 	try {
+		// On the API's clock as the records it has returned show it, read when asked: the look-up's
+		// own answer counts (serverClock.ts).
+		const clock = apiClockOf(connection.scope);
 		const window = {
-			sinceMs: lookupSince(firstSentWallMs, serverClocks.get(connection.scope)),
+			get sinceMs() {
+				return clock.since(firstSentWallMs);
+			},
+			get madeAfterMs() {
+				return clock.madeAfter(firstSentWallMs);
+			},
 			isClaimed: (ids: string[]) => claims.isClaimed(scoped(ids)),
 		};
 		let found: LookupResult;

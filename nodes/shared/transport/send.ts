@@ -26,9 +26,28 @@ import {
 } from './nodeErrors';
 import { hasOutcome, outcomeOf, withOutcome } from './outcome';
 import { type RecoveryOutcome, recoverUnknown } from './recovery';
+import { apiClocks } from './serverClock';
 import { requestTimeoutMs } from './timeout';
 
 const noop = () => undefined;
+
+/**
+ * What a success shows of the API's clock: the times on the records it returned, and (a write)
+ * the record it made between `sentMs` and `receivedMs`, whose time a later read will show.
+ */
+function learnClock(
+	connection: Connection,
+	attempt: Attempt,
+	body: IDataObject,
+	sentMs: number,
+	receivedMs: number,
+): void {
+	const { profile } = attempt;
+	if (attempt.method !== 'GET' && profile.createdIds)
+		apiClocks.madeRecord(connection.scope, profile.createdIds(body), sentMs, receivedMs);
+	if (profile.recordTimes)
+		apiClocks.readRecords(connection.scope, profile.recordTimes(body), receivedMs);
+}
 
 /** n8n's error for anything thrown on the way (a cancelled wait, say), as the scanner requires. */
 function asNodeError(
@@ -107,7 +126,7 @@ export async function send(
 			const leave = lookup ? await gate.enter(gateKey, 'send') : noop;
 			let ending: Ending;
 			try {
-				const { response, sentAtWallMs, failure, timedOut } = await dispatch(
+				const { response, sentAtWallMs, receivedWallMs, failure, timedOut } = await dispatch(
 					ctx,
 					connection,
 					attempt,
@@ -129,8 +148,10 @@ export async function send(
 				} else {
 					ending = classifyFailure(ctx, connection, attempt, failure, timedOut);
 				}
-				if (ending.kind === 'success' && lookup)
-					claims.claim(scoped(lookup.idsOf(ending.body)), Date.now());
+				if (ending.kind === 'success') {
+					learnClock(connection, attempt, ending.body, sentAtWallMs, receivedWallMs);
+					if (lookup) claims.claim(scoped(lookup.idsOf(ending.body)), Date.now());
+				}
 				inFlight = false;
 			} finally {
 				leave();

@@ -1,78 +1,222 @@
 /**
- * The server's clock: each address's clock as the `Date` header of its latest answer showed it,
- * so that look-ups and history requests use the API's time rather than this host's.
+ * The API's clock, as far as the API itself has shown it: learnt only from what only the API
+ * writes, the times on its records, never from a `Date` header (a gateway in front of the API may
+ * write its own: nginx replaces it on every answer).
+ *
+ * What is known is kept per key and address (the pacing scope) as bounds on the offset, the API's
+ * clock minus n8n's, in both directions:
+ * - a record this process made (a write's answer names it) and a read later returns: the API
+ *   stamped it between the write's start and its answer, so the offset lies between its time less
+ *   the answer's arrival and its time less the start (two-sided; a time on a whole second may
+ *   have been written in whole seconds, up to a second early);
+ * - the newest record a read returns was stamped before the answer left the API, so the offset is
+ *   at least its time less the answer's arrival (one-sided; a record dated ahead of n8n's clock is
+ *   not taken as proof that the API's clock is ahead: a misdated record would then hide the
+ *   records after it, so that needs a record the node made).
+ * Newer evidence wins over older evidence it contradicts (the API's clock was set again), and
+ * evidence is believed for an hour.
+ *
+ * Every time window on the API's records is sized from those bounds, in both directions, with a
+ * floor for "the same moment" (`SAME_MOMENT_MS`); a side nothing has measured is taken as wide as
+ * any API's clock may plausibly be off (`UNMEASURED_SKEW_MS`). A small offset is never taken for
+ * none. docs/decisions.md says why these numbers.
  */
 import { ACCOUNT_CREDENTIAL, type CommsContext, getConnection } from './connection';
 
 /**
- * What is known of a server's clock, from the `Date` header of one answer: the server's time
- * when it wrote the header lies between `lowMs` and `lowMs + spreadMs` after subtracting our
- * own clock (the header's whole second, and how long that request took, start to end).
+ * Two instants of the API's records this close are "the same moment": it covers a record time
+ * written in whole seconds (up to a second early, and a measurement from one up to a second
+ * wider), the API stamping a record a moment before the request is in full, and a request of up
+ * to a second. An identical SMS stamped this little before this one was sent cannot be told from
+ * it; every window on record times is widened by this much.
  */
-export interface ServerClock {
-	/** The least the server's clock can be ahead of ours (ms; negative when behind). */
-	lowOffsetMs: number;
+export const SAME_MOMENT_MS = 3_000;
+/** A record time on a whole second may have been written in whole seconds: up to this much early. */
+const WHOLE_SECOND_MS = 999;
+/** How far the API's clock may be from n8n's, either way, on a side nothing has measured. */
+export const UNMEASURED_SKEW_MS = 60_000;
+/** How long one measurement is believed (clocks drift, and may be set again). */
+export const EVIDENCE_MAX_AGE_MS = 60 * 60_000;
+/** Measurements kept per scope, newest last. */
+const MAX_EVIDENCE = 32;
+/** Records this process made, remembered per scope until a read shows their time. */
+const MAX_MADE = 2_000;
+
+/**
+ * Bounds on the API's clock minus n8n's (ms): the offset lies in [lowMs, highMs]. A side is
+ * undefined when nothing has measured it.
+ */
+export interface ClockBounds {
+	lowMs: number | undefined;
+	highMs: number | undefined;
+}
+
+/** A record an answer returned: its identifiers, and the time the API wrote on it (its creation). */
+export interface RecordTime {
+	ids: string[];
+	atMs: number;
+}
+
+interface Evidence {
+	lowMs: number;
+	highMs: number;
+	/** When it was measured (n8n's clock). */
+	atMs: number;
+}
+
+/** What this process knows of each scope's API clock, and the records it made there. */
+export class ApiClocks {
+	private readonly evidence = new Map<string, Evidence[]>();
+	private readonly made = new Map<string, Map<string, [sentMs: number, receivedMs: number]>>();
+
+	/** A write succeeded: the record named by `ids` was stamped between `sentMs` and `receivedMs`. */
+	madeRecord(scope: string, ids: string[], sentMs: number, receivedMs: number): void {
+		if (!ids.length) return;
+		let mine = this.made.get(scope);
+		if (!mine) this.made.set(scope, (mine = new Map()));
+		for (const id of ids) mine.set(id, [sentMs, receivedMs]);
+		for (const id of mine.keys()) {
+			if (mine.size <= MAX_MADE) break;
+			mine.delete(id);
+		}
+	}
+
+	/** A read answered at `receivedMs` (n8n's clock) returned these records. */
+	readRecords(scope: string, records: RecordTime[], receivedMs: number): void {
+		let newest = -Infinity;
+		const mine = this.made.get(scope);
+		for (const { ids, atMs } of records) {
+			if (!Number.isFinite(atMs)) continue;
+			newest = Math.max(newest, atMs);
+			const window = ids.map((id) => mine?.get(id)).find((known) => known !== undefined);
+			if (window) {
+				// Stamped between the two; a time on a whole second may be that much early.
+				const early = atMs % 1000 === 0 ? WHOLE_SECOND_MS : 0;
+				this.observe(scope, atMs - window[1], atMs + early - window[0], receivedMs);
+				for (const id of ids) mine?.delete(id);
+			}
+		}
+		if (newest > -Infinity)
+			this.observe(scope, Math.min(newest - receivedMs, 0), Infinity, receivedMs);
+	}
+
+	/** One measurement: the offset lies in [lowMs, highMs], as of `atMs`. */
+	observe(scope: string, lowMs: number, highMs: number, atMs: number): void {
+		if (Number.isNaN(lowMs) || Number.isNaN(highMs) || lowMs > highMs) return;
+		const list = this.evidence.get(scope) ?? [];
+		list.push({ lowMs, highMs, atMs });
+		if (list.length > MAX_EVIDENCE) list.splice(0, list.length - MAX_EVIDENCE);
+		this.evidence.set(scope, list);
+	}
+
+	/**
+	 * What is known at `nowMs`: the measurements of the last hour, newest first, intersected until
+	 * one contradicts the newer ones (the clock was set again: what came before it no longer holds).
+	 */
+	bounds(scope: string, nowMs: number): ClockBounds {
+		let low = -Infinity;
+		let high = Infinity;
+		const list = this.evidence.get(scope) ?? [];
+		for (let i = list.length - 1; i >= 0; i--) {
+			const { lowMs, highMs, atMs } = list[i];
+			if (nowMs - atMs > EVIDENCE_MAX_AGE_MS) break;
+			if (lowMs > high || highMs < low) break;
+			low = Math.max(low, lowMs);
+			high = Math.min(high, highMs);
+		}
+		return {
+			lowMs: Number.isFinite(low) ? low : undefined,
+			highMs: Number.isFinite(high) ? high : undefined,
+		};
+	}
+
+	/** Forgets everything (tests: a reset sandbox). */
+	clear(): void {
+		this.evidence.clear();
+		this.made.clear();
+	}
+}
+
+/** The process-wide knowledge: every node and execution of this n8n process shares it. */
+export const apiClocks = new ApiClocks();
+
+/** Forgets every API clock and made record (for tests: a reset sandbox hands out its ids again). */
+export function forgetApiClocks(): void {
+	apiClocks.clear();
 }
 
 /**
- * Margin below the moment the request was first sent, on top of what the clocks' uncertainty
- * already allows: the server may stamp a record a little before the request is in full.
+ * The least the offset can be: what was measured, and no less than any API's clock may plausibly
+ * be behind (`UNMEASURED_SKEW_MS`) unless a record the node made showed it further behind. (A
+ * read whose newest record is old bounds the clock only loosely: that is not a measurement.)
  */
-export const SINCE_MARGIN_MS = 1_000;
-/**
- * The margin when the server gave no `Date` header (some gateways strip it): the n8n host's
- * clock is then taken for the server's, and hosts kept by NTP agree within this much. Wider
- * would take an earlier identical message for this one; narrower, miss this one.
- */
-export const SINCE_MARGIN_UNKNOWN_CLOCK_MS = 5_000;
-
-/**
- * The `since` of a look-up: the earliest instant, on the server's clock, at which a record the
- * request made can be stamped. With the server's clock known, the request's start moved by the
- * least offset the `Date` header allows; otherwise our own clock, with a margin for skew.
- */
-export function lookupSince(firstSentWallMs: number, clock: ServerClock | undefined): number {
-	return clock === undefined
-		? firstSentWallMs - SINCE_MARGIN_UNKNOWN_CLOCK_MS
-		: firstSentWallMs + clock.lowOffsetMs - SINCE_MARGIN_MS;
+function leastOffset({ lowMs, highMs }: ClockBounds): number {
+	if (highMs !== undefined && highMs < -UNMEASURED_SKEW_MS && lowMs !== undefined) return lowMs;
+	return Math.max(lowMs ?? -UNMEASURED_SKEW_MS, -UNMEASURED_SKEW_MS);
 }
 
 /**
- * What an answer's `Date` header says of the server's clock, for a request sent at
- * `sentWallMs` whose answer arrived at `receivedWallMs` (our clock). The server wrote the
- * header between the two, in whole seconds: so its clock is ahead of ours by at least
- * `date - received`. Undefined without a readable header.
+ * The earliest the API's clock can read when n8n's reads `wallMs`, less the same-moment floor: a
+ * record the API stamps at or after that instant of n8n's is stamped at or after this.
  */
-export function serverClockOf(
-	dateHeader: unknown,
-	sentWallMs: number,
-	receivedWallMs: number,
-): ServerClock | undefined {
-	const value = Array.isArray(dateHeader) ? dateHeader[0] : dateHeader;
-	if (typeof value !== 'string') return undefined;
-	const serverMs = Date.parse(value);
-	if (Number.isNaN(serverMs)) return undefined;
-	return { lowOffsetMs: serverMs - Math.max(sentWallMs, receivedWallMs) };
+export function earliestApiTime(wallMs: number, bounds: ClockBounds): number {
+	return wallMs + leastOffset(bounds) - SAME_MOMENT_MS;
 }
 
-/** What each address's clock is known to be, from its latest `Date` header. */
-export const serverClocks = new Map<string, ServerClock>();
+/**
+ * From this API time on, a record was made after n8n's `wallMs` (within the same-moment floor):
+ * a record made before it was stamped before this. Where nothing has measured how far ahead the
+ * API's clock may be, the two clocks are taken to agree within the floor.
+ */
+export function madeAfterApiTime(wallMs: number, bounds: ClockBounds): number {
+	return Math.max(earliestApiTime(wallMs, bounds), wallMs + (bounds.highMs ?? 0) - SAME_MOMENT_MS);
+}
 
 /**
- * How far the Account API's clock is ahead of n8n's (negative: behind), from the `Date`
- * header of its latest answer in this process (the least its whole seconds and the request's
- * round trip allow); undefined before any answer with one.
+ * Now on the API's clock, as the records the node made have shown it: n8n's clock, moved into
+ * the bounds they measured (a small offset measured is never taken for none). Not a bound: for
+ * the time a trigger keeps (how old a record is, the clock its position never passes), where
+ * either way off by what nothing measured is harmless within a minute (the trigger takes records
+ * dated up to a minute past it as they are).
  */
-export async function accountClockOffsetMs(ctx: CommsContext): Promise<number | undefined> {
+export function apiNowEstimate(wallMs: number, { lowMs, highMs }: ClockBounds): number {
+	if (lowMs !== undefined && lowMs > 0) return wallMs + lowMs;
+	if (highMs !== undefined && highMs < 0) return wallMs + highMs;
+	return wallMs;
+}
+
+/**
+ * An API's clock as this process knows it, for time windows on the API's records (look-ups,
+ * history checks, a trigger's starting point). Each call reads what is known at that moment, so a
+ * window asked for after a read already uses what that read showed.
+ */
+export interface ApiClock {
+	/** Bounds on the API's clock minus n8n's (ms), each undefined while nothing measured it. */
+	bounds(): ClockBounds;
+	/** `since` for records the API stamped at or after n8n's `wallMs` (see `earliestApiTime`). */
+	since(wallMs: number): number;
+	/** Records stamped at or after this were made after n8n's `wallMs` (see `madeAfterApiTime`). */
+	madeAfter(wallMs: number): number;
+	/** Now on the API's clock, as far as it was measured (see `apiNowEstimate`). */
+	now(): number;
+}
+
+/** The clock of the API at one scope (a key at an address). */
+export function apiClockOf(scope: string): ApiClock {
+	const bounds = () => apiClocks.bounds(scope, Date.now());
+	return {
+		bounds,
+		since: (wallMs) => earliestApiTime(wallMs, bounds()),
+		madeAfter: (wallMs) => madeAfterApiTime(wallMs, bounds()),
+		now: () => apiNowEstimate(Date.now(), bounds()),
+	};
+}
+
+/**
+ * The Account API's clock for this node's credential, as every answer in this n8n process has
+ * shown it: for any `since` sent to it, and any window on its records' times.
+ */
+export async function accountClock(ctx: CommsContext): Promise<ApiClock> {
 	const connection = await getConnection(ctx, ACCOUNT_CREDENTIAL);
-	return serverClocks.get(connection.scope)?.lowOffsetMs;
-}
-
-/**
- * Now on the Account API's clock, as far as its `Date` headers have shown it (this host's
- * clock when none has): for times sent to it, such as the `since` of a history request.
- */
-export async function accountServerNow(ctx: CommsContext): Promise<number> {
-	const connection = await getConnection(ctx, ACCOUNT_CREDENTIAL);
-	return Date.now() + (serverClocks.get(connection.scope)?.lowOffsetMs ?? 0);
+	return apiClockOf(connection.scope);
 }
