@@ -63,18 +63,24 @@ describe('the first refusal', () => {
 		expect(limiter.windowMs).toBe(3990);
 	});
 
-	it('nothing of ours accepted in the window (another process filled it): the key pauses a window, nothing learnt', async () => {
+	it('nothing of ours accepted in the window (another process filled it): the key pauses, longer each time, nothing learnt', async () => {
 		const clock = new FakeClock();
 		const limiter = new RateLimiter(DOCUMENTED, clock);
 		const q = queue(limiter, clock);
-		q.ask(2);
+		q.ask(1);
 		await flush();
 		q.granted[0].release('rateLimited');
-		q.granted[1].release('rateLimited');
 		expect(limiter.allowance).toBe(600);
 		expect(limiter.cuts).toBe(0);
+		// A second (a sixtieth of the documented window), then twice as long each time, up to a window.
 		q.ask(1);
-		await clock.advance(59_999);
+		await clock.advance(999);
+		expect(q.granted).toHaveLength(1);
+		await clock.advance(1);
+		expect(q.granted).toHaveLength(2);
+		q.granted[1].release('rateLimited');
+		q.ask(1);
+		await clock.advance(1999);
 		expect(q.granted).toHaveLength(2);
 		await clock.advance(1);
 		expect(q.granted).toHaveLength(3);

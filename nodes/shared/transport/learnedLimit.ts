@@ -120,6 +120,8 @@ export class LearnedLimit {
 	private grants = 0;
 	/** Requests granted when the allowance or window was last changed by a refusal. */
 	private grantsAtCut = 0;
+	/** Whether that change cut the allowance to what was accepted (not the window). */
+	private allowanceCut = false;
 	private blockedSince: number | undefined;
 	/** When the last request that was not a probe went, and when the current cycle started. */
 	private lastSentAt = -Infinity;
@@ -311,8 +313,10 @@ export class LearnedLimit {
 					return this.revert(now);
 				if (this.grownTrial > 0) return this.ungrow(now, places);
 				// Refused again, alone, after a cut, when a place freed; or once, at a window that
-				// has held for cycles (a turn a little early): the window is longer.
-				if (this.careful || this.confirmed >= CONFIRM) return this.lengthen(now, ticket, places);
+				// has held for cycles, with all but a place of the allowance still ours in it (a turn
+				// a little early): the window is longer. Else the server gives us less: a cut.
+				if (this.careful || (this.confirmed >= CONFIRM && this.heldAll(ticket, places)))
+					return this.lengthen(now, ticket, places);
 				return this.cutAllowance(now, ticket, places);
 		}
 	}
@@ -325,8 +329,9 @@ export class LearnedLimit {
 		if (this.roundTrips.length > ROUND_TRIPS) this.roundTrips.shift();
 		const ceiling = this.documented.perWindow;
 		if (ticket.number <= this.grantsAtCut) {
-			// In flight when the allowance was cut: the server counted it before it was full.
-			if (ticket.kind === 'normal' || ticket.kind === 'open')
+			// In flight when the allowance was cut to what the server had accepted: the server
+			// counted it before it was full, so it is part of the share.
+			if (this.allowanceCut && (ticket.kind === 'normal' || ticket.kind === 'open'))
 				this.allowance = Math.min(ceiling, this.allowance + 1);
 			return;
 		}
@@ -350,8 +355,9 @@ export class LearnedLimit {
 				this.windowMs = ticket.windowMs;
 				this.confirmed = 1;
 				if (!ticket.bisecting) {
-					// Past what was settled: the server may allow more now; search further down.
-					this.tooShortMs = Math.min(this.tooShortMs, this.windowMs / GROWTH);
+					// Past what was settled: the server may allow more now; search down to the
+					// documented rate (bisection from there halves the gap each cycle).
+					this.tooShortMs = this.floorMs();
 					this.exploring = true;
 					this.probeAccepted(now, 'window');
 				}
@@ -393,12 +399,14 @@ export class LearnedLimit {
 		if (kept) {
 			// The probes still in flight are refused too: the growth is over either way.
 			this.grantsAtCut = this.grants;
+			this.allowanceCut = false;
 			if (refused) this.grownTrial = 2;
 			this.probeAccepted(now, 'allowance');
 			return 0;
 		}
 		// The probes still in flight are likely refused too.
 		this.grantsAtCut = this.grants;
+		this.allowanceCut = false;
 		this.probeRefused(now, 1 + places.inFlight, 'allowance');
 		return 0;
 	}
@@ -410,6 +418,7 @@ export class LearnedLimit {
 		this.grownTrial = 0;
 		this.careful = true;
 		this.grantsAtCut = this.grants;
+		this.allowanceCut = false;
 		this.probeRefused(now, 1 + places.inFlight, 'allowance');
 		return 0;
 	}
@@ -444,15 +453,23 @@ export class LearnedLimit {
 		this.grown = 0;
 		this.grownTrial = 0;
 		this.grantsAtCut = this.grants;
+		this.allowanceCut = false;
 		this.holdProbes(now);
 	}
 
-	/** A refusal with nothing of ours accepted in the window: hold the key, longer each time. */
+	/**
+	 * A refusal with nothing of ours accepted in the window (another process filled it): hold
+	 * the key, longer each time: a learnt window, growing; before anything was learnt, a second
+	 * (a sixtieth of the documented window), doubling up to the documented window.
+	 */
 	private emptyWindow(): number {
 		this.careful = true;
 		this.grantsAtCut = this.grants;
-		const pause = this.windowMs * GROWTH ** this.emptyRefusals++;
-		return Math.min(this.maxWindowMs(), pause);
+		this.allowanceCut = false;
+		const tries = this.emptyRefusals++;
+		if (!this.learned)
+			return Math.min(this.documented.windowMs, (this.documented.windowMs / 60) * 2 ** tries);
+		return Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** tries);
 	}
 
 	/** The first refusal: the allowance is what was accepted, the window the documented rate's. */
@@ -474,6 +491,7 @@ export class LearnedLimit {
 		this.settledMs = 0;
 		this.confirmed = 0;
 		this.cut(now);
+		this.allowanceCut = true;
 		return 0;
 	}
 
@@ -514,16 +532,38 @@ export class LearnedLimit {
 		this.trialFromMs = undefined;
 		this.careful = true;
 		this.grantsAtCut = this.grants;
+		this.allowanceCut = false;
 		this.holdProbes(now);
 		return 0;
 	}
 
+	/**
+	 * The requests of ours the server had in its window when it refused `ticket`: those accepted
+	 * and sent within a window and a round trip before it (the window runs from answer to send).
+	 */
+	private heldBefore(ticket: Ticket, places: PlaceCounts): number {
+		const windowMs = this.windowMs + this.roundTripMs();
+		return places.acceptedSentIn(ticket.sentAt - windowMs, ticket.sentAt);
+	}
+
+	/** Whether all but one of the allowance were in the server's window before `ticket`. */
+	private heldAll(ticket: Ticket, places: PlaceCounts): boolean {
+		return this.heldBefore(ticket, places) >= this.allowance - 1;
+	}
+
 	/** Refused mid-cycle: the allowance is cut to the share the server gave us in the window. */
 	private cutAllowance(now: number, ticket: Ticket, places: PlaceCounts): number {
-		const share = places.acceptedSentIn(ticket.sentAt - this.windowMs, ticket.sentAt);
+		const from = ticket.sentAt - this.windowMs - this.roundTripMs();
+		const share = this.heldBefore(ticket, places);
 		if (share === 0) return this.emptyWindow();
-		this.allowance = Math.max(1, Math.min(this.allowance, share));
+		// In the first cycles after the first refusal, what that first burst left in the window
+		// is not ours to count: it may have crossed a fixed window's turn, or emptied a bucket.
+		const firstBurstIn = from < this.learnedAt;
+		const cycle = places.acceptedSentIn(Math.max(from, this.cycleAt - 1e-9), ticket.sentAt);
+		const cut = firstBurstIn ? Math.max(1, cycle) : share;
+		this.allowance = Math.max(1, Math.min(this.allowance, cut));
 		this.cut(now);
+		this.allowanceCut = true;
 		return 0;
 	}
 }
