@@ -13,25 +13,28 @@
  *
  * - **First refusal.** The requests accepted before it are the allowance, and the window is
  *   first taken as the one over which that many would be the documented rate (4 s for 40 at
- *   600 a minute): a server enforcing the documented rate over a shorter window is right at
- *   once.
- * - **A cycle's first request refused** (sent when an earlier place freed, after a quiet spell):
- *   the window is longer. It grows by half (to the documented window when it crosses it), one
- *   request at a time, until a cycle's first request is accepted.
- * - **Bisection.** Between the longest window refused and the shortest accepted, one probe a
- *   cycle (a request sent when a place of the window in between frees), until they are within
- *   5%. So the window ends within 5% above what the server needs, measured as our requests see
- *   it (from answer to next dispatch).
+ *   600 a minute, less half a round trip, as the window runs from answer to dispatch): a server
+ *   enforcing the documented rate over a shorter window is right at once. Never shorter: the
+ *   pacer never goes faster than the documented rate over the window it learnt.
+ * - **A cycle's first request refused** (sent when an earlier place freed, after a quiet spell),
+ *   or one refused alone right after a cut: the window is longer. By a quarter while it has not
+ *   been accepted, by 5% once it had (a fixed window's turn drifting into the cycle), back to the
+ *   last settled one if shorter; with half the documented limit or more, the documented window
+ *   next (other processes share it). One request at a time until a cycle's first is accepted.
+ * - **Bisection.** Between the longest window refused and the shortest accepted, probes (a
+ *   cycle's first request, sent when a place of the window in between frees), until they are
+ *   within 5%; the shorter window a probe found goes back if its cycle is refused midway.
  * - **Any other refusal** (mid-cycle: a token bucket ran dry, another process took part of the
- *   window): the allowance is cut to what was accepted in the window before it (the share).
- *   A refusal with nothing of ours accepted in the window holds the key a window (the window is
- *   someone else's), longer each time.
- * - **Probes for more** (no ratchet): while held back, now and then one request past the
- *   allowance (accepted: the allowance grows, by one for each request accepted after it, so it
- *   doubles each round trip) or one a little before the window frees (accepted: the window
- *   shortens, and bisection resumes). Their spacing doubles with each refused one, from one
- *   window to a sixth of the documented window, and refused probes stay under 1.5% of the
- *   requests accepted (plus one), so a probe's 429 is rare.
+ *   window): the allowance is cut to what the server had of ours in the window (the share; in
+ *   the first cycles, what this cycle got, as the first burst may have crossed a fixed window's
+ *   turn). A refusal with nothing of ours in the window (someone else's) holds the key, longer
+ *   each time; a single refusal at a window that has held for cycles lengthens it by 5%.
+ * - **Probes for more** (no ratchet that only goes down): in the documented window, one request
+ *   past the allowance, and a second at once; both accepted, more follow, doubling, until one is
+ *   refused (a few only: refilled tokens, not room; they go back); in a shorter window, one
+ *   request a little before the window frees (accepted: bisection resumes, down to the
+ *   documented rate). The next of each twice as late after a refused one (1 s, at most 5 s), and
+ *   the 429s they cost under 1% of the requests accepted, or one a documented window.
  * - After any refusal, and for a window's first two cycles, a cycle's first request goes alone:
  *   a refusal then costs one 429, not every request in flight.
  */
