@@ -13,9 +13,14 @@ const n = (value: unknown): string =>
 function bulkRow(
 	label: string,
 	figures: BulkFigures,
-	{ target = 1.05, reference = false } = {},
+	{ target = 1.05, reference = false, max429Share = undefined as number | undefined } = {},
 ): Row {
-	const clean = figures.failed === 0 && figures.duplicates === 0 && !figures.nodeError;
+	const share429 = figures.http429 / Math.max(1, figures.sent + figures.http429);
+	const clean =
+		figures.failed === 0 &&
+		figures.duplicates === 0 &&
+		!figures.nodeError &&
+		(max429Share === undefined || share429 < max429Share);
 	const figure = [
 		figures.ratio === null ? 'n/a' : `**${figures.ratio.toFixed(2)}**`,
 		`(${figures.nodeSeconds} s / ${figures.leastSeconds} s)`,
@@ -24,9 +29,10 @@ function bulkRow(
 	]
 		.filter(Boolean)
 		.join('; ');
+	const limit429 = max429Share === undefined ? '' : `, 429s < ${max429Share * 100}% of requests`;
 	return [
 		label,
-		reference ? 'reference' : `≤ ${target}, 0 failed, 0 duplicated`,
+		reference ? 'reference' : `≤ ${target}${limit429}, 0 failed, 0 duplicated`,
 		figure,
 		reference ? '' : yes(clean && figures.ratio !== null && figures.ratio <= target),
 	];
@@ -35,8 +41,11 @@ function bulkRow(
 /** Rows 1 and 2: the bulk sends through our nodes, and through n8n's HTTP Request node. */
 function bulkRows({ n8n }: Results): Row[] {
 	const bulk = Object.fromEntries(n8n.bulk.map((b) => [b.scenario, b]));
+	const shortWindow = { target: 1.1, max429Share: 0.05 };
 	return [
-		bulkRow('1. Comms Account, 1,200 SMS Send (600 per 60 s)', bulk['Comms Account: SMS Send']),
+		bulkRow('1. Comms Account, 1,200 SMS Send (600 per 60 s)', bulk['Comms Account: SMS Send'], {
+			target: 1.03,
+		}),
 		bulkRow(
 			'1. … server stricter than documented: 600 sends, 300 per 60 s',
 			bulk['Comms Account: SMS Send, server stricter than documented (300 a minute)'],
@@ -45,12 +54,22 @@ function bulkRows({ n8n }: Results): Row[] {
 			'1. … token-bucket server: 1,200 sends, 600 burst, 10 a second',
 			bulk['Comms Account: SMS Send, token-bucket server'],
 		),
+		bulkRow(
+			'1. … the documented rate per second: 300 sends, 10 per 1 s',
+			bulk['Comms Account: SMS Send, the documented rate enforced per second (10 a second)'],
+			shortWindow,
+		),
+		bulkRow(
+			'1. … server allowing 40 per 10 s: 300 sends',
+			bulk['Comms Account: SMS Send, server allowing 40 per 10 s'],
+			shortWindow,
+		),
 		bulkRow('1. Comms Unified, 300 SMS (100 per 60 s)', bulk['Comms Unified: sms']),
 		bulkRow('1. Comms Unified, 15 voice calls (10 per 60 s)', bulk['Comms Unified: voice']),
 		bulkRow('1. Comms Unified, 300 emails (200 per 60 s)', bulk['Comms Unified: email']),
 		bulkRow('1. Comms Unified, 40 AI chats (30 per 60 s)', bulk['Comms Unified: ai']),
 		...n8n.peer.map((peer) =>
-			bulkRow(`2. ${peer.scenario}, 1,200 Account SMS`, peer, { reference: true }),
+			bulkRow(`2. ${peer.scenario}, ${n(peer.items)} Account SMS`, peer, { reference: true }),
 		),
 	];
 }
@@ -108,7 +127,7 @@ function costRows({ verification, memory, n8n }: Results): Row[] {
 		[
 			'6. Own time per item, sandbox answering at once, real n8n',
 			"no slower than n8n's HTTP Request node",
-			`n8n's CPU per item: ${overhead.ours.n8nCpuMsPerItem} ms vs ${overhead.httpRequest.n8nCpuMsPerItem} ms (ratio ${overhead.cpuRatio}); node's wall time per item: ${overhead.ours.msPerItem} ms vs ${overhead.httpRequest.msPerItem} ms (ratio ${overhead.ratio}; ours is paced, 600 a minute over at least 3 s)`,
+			`n8n's CPU per item: ${overhead.ours.n8nCpuMsPerItem} ms vs ${overhead.httpRequest.n8nCpuMsPerItem} ms (ratio ${overhead.cpuRatio}); node's wall time per item: ${overhead.ours.msPerItem} ms vs ${overhead.httpRequest.msPerItem} ms (ratio ${overhead.ratio}; ours is paced: the first requests of a window spaced out, then faster)`,
 			yes(overhead.cpuRatio !== null && overhead.cpuRatio <= 1),
 		],
 		[

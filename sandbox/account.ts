@@ -88,7 +88,7 @@ export async function handleAccount(
 		});
 		if (failure) return failureReply(failure, world.settings.accountRequestsPerMinute);
 		const { key, account } = authenticate(world, req, onKey);
-		const { accountRequestsPerMinute, rateWindowSeconds, rateAlgorithm, retryAfter } =
+		const { accountRequestsPerMinute, rateWindowSeconds, rateAlgorithm, rateBurst, retryAfter } =
 			world.settings;
 		const limit = world.accountWindow.take(
 			rateAlgorithm,
@@ -96,6 +96,7 @@ export async function handleAccount(
 			accountRequestsPerMinute,
 			world.clock.now(),
 			rateWindowSeconds * 1000,
+			rateBurst ?? undefined,
 		);
 		if (!limit.allowed) {
 			return rateLimited(retryAfter ? limit.retryAfterSeconds : null, accountRequestsPerMinute);

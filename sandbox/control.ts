@@ -28,6 +28,7 @@ import {
 	unlistedAiPath,
 	unlistedManualPath,
 } from './calls';
+import { RATE_ALGORITHMS, type RateAlgorithm } from './ratelimit';
 import { formatPounds, penceToUnits, unitsToPence } from './billing';
 import { iso } from './clock';
 import { LifecycleConflict, type Step } from './lifecycle';
@@ -91,7 +92,8 @@ export interface SettingsPatch {
 	latencyMs?: number;
 	accountRequestsPerMinute?: number;
 	rateWindowSeconds?: number;
-	rateAlgorithm?: 'slidingWindow' | 'tokenBucket';
+	rateAlgorithm?: RateAlgorithm;
+	rateBurst?: number | null;
 	retryAfter?: boolean;
 	unifiedLimits?: Partial<Record<UnifiedService, Partial<ServiceLimit>>>;
 	services?: Partial<Record<UnifiedService, boolean>>;
@@ -488,11 +490,11 @@ export class SandboxControl {
 			next.rateWindowSeconds = positiveInteger(patch.rateWindowSeconds, 'rateWindowSeconds');
 		}
 		if (patch.rateAlgorithm !== undefined) {
-			next.rateAlgorithm = choice(
-				patch.rateAlgorithm,
-				['slidingWindow', 'tokenBucket'] as const,
-				'rateAlgorithm',
-			);
+			next.rateAlgorithm = choice(patch.rateAlgorithm, RATE_ALGORITHMS, 'rateAlgorithm');
+		}
+		if (patch.rateBurst !== undefined) {
+			next.rateBurst =
+				patch.rateBurst === null ? null : positiveInteger(patch.rateBurst, 'rateBurst');
 		}
 		if (patch.retryAfter !== undefined) {
 			if (typeof patch.retryAfter !== 'boolean') throw bad('retryAfter must be true or false.');

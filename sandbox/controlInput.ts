@@ -89,6 +89,7 @@ export const SETTING_NAMES: readonly (keyof Settings)[] = [
 	'accountRequestsPerMinute',
 	'rateWindowSeconds',
 	'rateAlgorithm',
+	'rateBurst',
 	'retryAfter',
 	'unifiedLimits',
 	'services',

@@ -1,15 +1,21 @@
 /**
- * Request limits (a sliding window, or a token bucket) and concurrency caps, measured on the
- * sandbox clock.
+ * Request limits (a sliding window, a fixed window, or a token bucket) and concurrency caps,
+ * measured on the sandbox clock.
  */
 
 export type LimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
-/** How the per-key limit is counted: `slidingWindow` (the default) or `tokenBucket`. */
-export type RateAlgorithm = 'slidingWindow' | 'tokenBucket';
+/** How the per-key limit is counted: `slidingWindow` (the default), `fixedWindow` or `tokenBucket`. */
+export type RateAlgorithm = 'slidingWindow' | 'fixedWindow' | 'tokenBucket';
+
+export const RATE_ALGORITHMS: readonly RateAlgorithm[] = [
+	'slidingWindow',
+	'fixedWindow',
+	'tokenBucket',
+];
 
 export interface RateCounter {
-	take(key: string, limit: number, nowMs: number, windowMs?: number): LimitVerdict;
+	take(key: string, limit: number, nowMs: number, windowMs?: number, burst?: number): LimitVerdict;
 	clear(): void;
 }
 
@@ -48,18 +54,50 @@ export class SlidingWindow implements RateCounter {
 }
 
 /**
- * A token bucket per key: it holds at most `limit` tokens and refills at `limit` per window,
- * continuously; a request takes one token. A burst of `limit` goes at once, and after that
- * requests go at the steady rate, never bunched at a window's edge. A rejected request takes
- * no token.
+ * Counts requests per key in clock-aligned windows: at most `limit` from each multiple of the
+ * window on the sandbox clock to the next (so up to twice the limit across a window's turn). A
+ * rejected request is not counted.
+ */
+export class FixedWindow implements RateCounter {
+	private readonly windows = new Map<string, { start: number; count: number }>();
+
+	take(key: string, limit: number, nowMs: number, windowMs = WINDOW_MS): LimitVerdict {
+		const start = Math.floor(nowMs / windowMs) * windowMs;
+		const current = this.windows.get(key);
+		const window = current && current.start === start ? current : { start, count: 0 };
+		this.windows.set(key, window);
+		if (window.count < limit) {
+			window.count++;
+			return { allowed: true };
+		}
+		const waitMs = start + windowMs - nowMs;
+		return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+	}
+
+	clear(): void {
+		this.windows.clear();
+	}
+}
+
+/**
+ * A token bucket per key: it holds at most `burst` tokens (the limit unless set) and refills at
+ * `limit` per window, continuously; a request takes one token. A burst goes at once, and after
+ * that requests go at the steady rate, never bunched at a window's edge. A rejected request
+ * takes no token.
  */
 export class TokenBucket implements RateCounter {
 	private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-	take(key: string, limit: number, nowMs: number, windowMs = WINDOW_MS): LimitVerdict {
+	take(
+		key: string,
+		limit: number,
+		nowMs: number,
+		windowMs = WINDOW_MS,
+		burst = limit,
+	): LimitVerdict {
 		const perMs = limit / windowMs;
-		const bucket = this.buckets.get(key) ?? { tokens: limit, at: nowMs };
-		bucket.tokens = Math.min(limit, bucket.tokens + Math.max(0, nowMs - bucket.at) * perMs);
+		const bucket = this.buckets.get(key) ?? { tokens: burst, at: nowMs };
+		bucket.tokens = Math.min(burst, bucket.tokens + Math.max(0, nowMs - bucket.at) * perMs);
 		bucket.at = nowMs;
 		this.buckets.set(key, bucket);
 		if (bucket.tokens >= 1) {
@@ -75,21 +113,24 @@ export class TokenBucket implements RateCounter {
 	}
 }
 
-/** Both counters, so a settings change takes effect at the next request. */
+/** Every counter, so a settings change takes effect at the next request. */
 export class RateLimits {
 	private readonly counters: Record<RateAlgorithm, RateCounter> = {
 		slidingWindow: new SlidingWindow(),
+		fixedWindow: new FixedWindow(),
 		tokenBucket: new TokenBucket(),
 	};
 
+	/** `burst`: a token bucket's size (the limit unless given); the windows ignore it. */
 	take(
 		algorithm: RateAlgorithm,
 		key: string,
 		limit: number,
 		nowMs: number,
 		windowMs: number,
+		burst?: number,
 	): LimitVerdict {
-		return this.counters[algorithm].take(key, limit, nowMs, windowMs);
+		return this.counters[algorithm].take(key, limit, nowMs, windowMs, burst);
 	}
 
 	clear(): void {

@@ -38,8 +38,13 @@ export interface Settings {
 	 * Tests and benchmarks shorten it to run the documented rates in seconds, not minutes.
 	 */
 	rateWindowSeconds: number;
-	/** How every rate limit is counted: a sliding window (default) or a token bucket. */
+	/** How every rate limit is counted: a sliding window (default), a fixed window or a token bucket. */
 	rateAlgorithm: RateAlgorithm;
+	/**
+	 * A token bucket's size for the Account API (null, the default: the limit). It refills at the
+	 * limit per window whatever its size.
+	 */
+	rateBurst: number | null;
 	/**
 	 * Whether a 429 carries `Retry-After` (header, body field and message hint). The API
 	 * documents none, so clients must cope when it is absent.
@@ -66,6 +71,7 @@ function defaultSettings(smsOrder: SmsOrder): Settings {
 		accountRequestsPerMinute: 600,
 		rateWindowSeconds: 60,
 		rateAlgorithm: 'slidingWindow',
+		rateBurst: null,
 		retryAfter: true,
 		unifiedLimits: {
 			voice: { perMinute: 10, concurrent: 5 },

@@ -1,6 +1,8 @@
 // The bulk sends in the real n8n, paced by the servers' limits in real time: Comms Account at
-// the documented limit, against a stricter server and a token-bucket one; Comms Unified on its
-// four services; n8n's HTTP Request node doing the Account sends with its defaults and tuned.
+// the documented limit, against a stricter server, a token-bucket one, one enforcing the
+// documented rate per second and one allowing 40 per 10 s (the last two beside n8n's HTTP
+// Request node tuned to each); Comms Unified on its four services; n8n's HTTP Request node doing
+// the Account sends with its defaults and tuned.
 
 import type { Sandbox } from '../../sandbox/index.ts';
 import { log, sleep } from '../../test/e2e/rig/proc.ts';
@@ -21,6 +23,27 @@ import type { BenchN8n } from './server.ts';
 
 const ACCOUNT_ITEMS = 1200;
 const ACCOUNT_LIMIT: Limit = { perWindow: 600, describe: '600 per 60 s, sliding window' };
+
+/** The servers whose window is not the documented one: 300 SMS each, as reported. */
+const SHORT_WINDOWS = [
+	{
+		key: 'perSecond',
+		http: 'httpPerSecond',
+		perWindow: 10,
+		windowMs: 1000,
+		name: 'Comms Account: SMS Send, the documented rate enforced per second (10 a second)',
+		httpName: "n8n's HTTP Request node, batching 10 items every 1,000 ms, 10 a second",
+	},
+	{
+		key: 'tenSeconds',
+		http: 'httpTenSeconds',
+		perWindow: 40,
+		windowMs: 10_000,
+		name: 'Comms Account: SMS Send, server allowing 40 per 10 s',
+		httpName: "n8n's HTTP Request node, batching 40 items every 10,000 ms, 40 per 10 s",
+	},
+] as const;
+const SHORT_WINDOW_ITEMS = 300;
 
 /** Each Unified run: its items, its service's documented limit a minute, its start's delay. */
 const UNIFIED_RUNS: {
@@ -50,11 +73,21 @@ function accountFigures(
 	});
 }
 
+/** The figures' options of a 300-SMS run against a sliding window of `perWindow` per `windowMs`. */
+function shortWindow(perWindow: number, windowMs: number) {
+	return {
+		items: SHORT_WINDOW_ITEMS,
+		leastMs: leastSliding(SHORT_WINDOW_ITEMS, perWindow, windowMs),
+		limit: { perWindow, describe: `${perWindow} per ${windowMs / 1000} s, sliding window` },
+	};
+}
+
 /**
  * Every paced run, each on its own sandbox (its own limit). The Account runs burst 600 at once,
  * so they go one after another, the first alone but for the tuned HTTP Request node (10 items
  * a second); the light Unified runs go beside the second and third, started a few seconds
- * apart so that no two first bursts compete for the CPU.
+ * apart so that no two first bursts compete for the CPU. Then the per-second and 10-second
+ * servers, each beside the HTTP Request node tuned to it.
  */
 export async function pacedRuns(bench: BenchN8n) {
 	log(`HTTP Request node, defaults: ${ACCOUNT_ITEMS} sends`);
@@ -72,7 +105,13 @@ export async function pacedRuns(bench: BenchN8n) {
 		start(`unified-${service}`, items, delayMs);
 	await strict;
 	log('paced runs: a token-bucket server');
-	start('bucket', ACCOUNT_ITEMS);
+	await start('bucket', ACCOUNT_ITEMS);
+	for (const { key, http } of SHORT_WINDOWS) {
+		log(`paced runs: ${key}, ours beside the HTTP Request node tuned to it`);
+		start(http, SHORT_WINDOW_ITEMS);
+		await start(key, SHORT_WINDOW_ITEMS, 2000);
+		await pending[http];
+	}
 	const results: Record<string, BurstResult> = {};
 	for (const [key, promise] of Object.entries(pending)) results[key] = await promise;
 
@@ -98,6 +137,9 @@ export async function pacedRuns(bench: BenchN8n) {
 				limit: { perWindow: 600, describe: 'token bucket of 600, 10 a second' },
 			},
 		),
+		...SHORT_WINDOWS.map(({ key, perWindow, windowMs, name }) =>
+			accountFigures(name, results[key], sandboxes[key], shortWindow(perWindow, windowMs)),
+		),
 		...UNIFIED_RUNS.map(({ service, items, perMinute }) =>
 			bulkFigures(
 				`Comms Unified: ${service}`,
@@ -118,6 +160,9 @@ export async function pacedRuns(bench: BenchN8n) {
 			"n8n's HTTP Request node, batching 10 items every 1,000 ms",
 			results.httpTuned,
 			sandboxes.httpTuned,
+		),
+		...SHORT_WINDOWS.map(({ http, perWindow, windowMs, httpName }) =>
+			accountFigures(httpName, results[http], sandboxes[http], shortWindow(perWindow, windowMs)),
 		),
 	];
 	return { bulk, peer };

@@ -27,13 +27,33 @@ const UNIFIED_SERVICES: UnifiedService[] = ['sms', 'voice', 'email', 'ai'];
 const DOCUMENTED: SettingsPatch = { latencyMs: LATENCY_MS, retryAfter: false };
 const INSTANT: SettingsPatch = { latencyMs: 0, accountRequestsPerMinute: 1_000_000 };
 
-/** Each scenario's sandbox settings: the documented limits, a stricter and a token-bucket server, instant ones. */
+/** The documented 600 a minute enforced as 10 a second (a sliding window of 1 s). */
+const PER_SECOND: SettingsPatch = {
+	...DOCUMENTED,
+	accountRequestsPerMinute: 10,
+	rateWindowSeconds: 1,
+};
+/** Stricter than documented: 40 per 10 s (240 a minute), a sliding window of 10 s. */
+const TEN_SECONDS: SettingsPatch = {
+	...DOCUMENTED,
+	accountRequestsPerMinute: 40,
+	rateWindowSeconds: 10,
+};
+
+/**
+ * Each scenario's sandbox settings: the documented limits, a stricter, a token-bucket, a
+ * per-second and a 10-second server (each beside the HTTP Request node tuned to it), instant ones.
+ */
 const SANDBOX_SETTINGS = {
 	ours: DOCUMENTED,
 	httpDefault: DOCUMENTED,
 	httpTuned: DOCUMENTED,
 	strict: { ...DOCUMENTED, accountRequestsPerMinute: 300 },
 	bucket: { ...DOCUMENTED, rateAlgorithm: 'tokenBucket' },
+	perSecond: PER_SECOND,
+	httpPerSecond: PER_SECOND,
+	tenSeconds: TEN_SECONDS,
+	httpTenSeconds: TEN_SECONDS,
 	unified: DOCUMENTED,
 	instantOurs: INSTANT,
 	instantOursWarm: INSTANT,
@@ -85,16 +105,28 @@ export function prepare(sandboxes: Sandboxes) {
 	const burst = (key: string, node: SendNode) => {
 		workflows[key] = { ...burstWorkflow(`Bench: ${key}`, `bench-${key}`, node), id: n8nId() };
 	};
-	for (const name of ['ours', 'strict', 'bucket', 'instantOurs', 'instantOursWarm'] as const)
-		burst(name, sendAccountNode(sandboxes[name], accountCredential(name)));
+	const ours = [
+		'ours',
+		'strict',
+		'bucket',
+		'perSecond',
+		'tenSeconds',
+		'instantOurs',
+		'instantOursWarm',
+	] as const;
+	for (const name of ours) burst(name, sendAccountNode(sandboxes[name], accountCredential(name)));
 	burst('httpDefault', httpRequestNode(sandboxes.httpDefault, headerCredential('httpDefault')));
-	burst(
-		'httpTuned',
-		httpRequestNode(sandboxes.httpTuned, headerCredential('httpTuned'), {
-			batchSize: 10,
-			batchInterval: 1000,
-		}),
-	);
+	// The HTTP Request node tuned by hand to each server: a batch of its limit, then its window.
+	const tuned = [
+		['httpTuned', 10, 1000],
+		['httpPerSecond', 10, 1000],
+		['httpTenSeconds', 40, 10_000],
+	] as const;
+	for (const [name, batchSize, batchInterval] of tuned)
+		burst(
+			name,
+			httpRequestNode(sandboxes[name], headerCredential(name), { batchSize, batchInterval }),
+		);
 	burst('instantHttp', httpRequestNode(sandboxes.instantHttp, headerCredential('instantHttp')));
 	for (const service of UNIFIED_SERVICES)
 		burst(`unified-${service}`, unifiedNode(service, unifiedCredential));

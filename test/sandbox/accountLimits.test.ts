@@ -94,10 +94,55 @@ describe('Account API rate limit', () => {
 		expect((await api().get('/v1/numbers')).status).toBe(429);
 	});
 
+	it('counts per clock-aligned window when rateAlgorithm is fixedWindow: twice the limit across a turn', async () => {
+		sandbox().control.freezeClock();
+		sandbox().control.updateSettings({
+			accountRequestsPerMinute: 2,
+			rateWindowSeconds: 10,
+			rateAlgorithm: 'fixedWindow',
+		});
+		// To 1 s before a turn of the 10-second windows (multiples of 10 s on the sandbox clock).
+		const toTurnSeconds = (10_000 - (Date.parse(sandbox().control.clock().now) % 10_000)) / 1000;
+		await sandbox().control.advanceClock(
+			toTurnSeconds >= 1 ? toTurnSeconds - 1 : toTurnSeconds + 9,
+		);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		const limited = await api().get('/v1/numbers');
+		expect(limited.status).toBe(429);
+		expect(limited.headers['retry-after']).toBe('1');
+		// The turn: two more at once, though the first two were a second ago.
+		await sandbox().control.advanceClock(1);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		expect((await api().get('/v1/numbers')).status).toBe(429);
+	});
+
+	it('a token bucket of its own size when rateBurst is set: a burst of it, then the limit per window', async () => {
+		sandbox().control.updateSettings({
+			accountRequestsPerMinute: 6,
+			rateWindowSeconds: 60,
+			rateAlgorithm: 'tokenBucket',
+			rateBurst: 2,
+		});
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		const limited = await api().get('/v1/numbers');
+		expect(limited.status).toBe(429);
+		expect(limited.headers['retry-after']).toBe('10');
+		await sandbox().control.advanceClock(60);
+		// A minute refills 6 tokens, but the bucket holds 2.
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		expect((await api().get('/v1/numbers')).status).toBe(200);
+		expect((await api().get('/v1/numbers')).status).toBe(429);
+		expect(sandbox().control.updateSettings({ rateBurst: null }).rateBurst).toBeNull();
+		expect(() => sandbox().control.updateSettings({ rateBurst: 0 })).toThrow(/rateBurst/);
+	});
+
 	it('refuses an unknown rateAlgorithm and a retryAfter that is not a boolean', () => {
 		expect(() =>
 			sandbox().control.updateSettings({ rateAlgorithm: 'leaky' as 'tokenBucket' }),
-		).toThrow(/rateAlgorithm must be one of: slidingWindow, tokenBucket/);
+		).toThrow(/rateAlgorithm must be one of: slidingWindow, fixedWindow, tokenBucket/);
 		expect(() =>
 			sandbox().control.updateSettings({ retryAfter: 'no' as unknown as boolean }),
 		).toThrow(/retryAfter must be true or false/);

@@ -1,13 +1,15 @@
 /**
  * A model of several clients sharing one API key, each with its own RateLimiter (as n8n
- * workers in queue mode do), against a server that enforces a sliding-window limit (and
- * optionally a cap on concurrent requests), in simulated time. Each client runs its items the
+ * workers in queue mode do), against a server that enforces limits of any shape (sliding or
+ * fixed windows, token buckets, several at once, changing mid-run: rateServer.ts) and optionally
+ * a cap on concurrent requests, in simulated time. Each client runs its items the
  * way the transport does: a place from the limiter, the request, the limiter told how it
  * ended, and on a 429 the retry decision of retry.ts (its wait, and the hold on the key).
  */
 import type { Clock } from '../../nodes/shared/transport/clock';
 import { RateLimiter, type RateLimit } from '../../nodes/shared/transport/pacing';
 import { decideRetry } from '../../nodes/shared/transport/retry';
+import { leastTimeMs, type Phase, ServerLimits, type Shape } from './rateServer';
 
 interface Timer {
 	at: number;
@@ -98,21 +100,33 @@ export interface ModelClient {
 	startMs?: number;
 	/** Least ms between two of its requests: a process whose own work paces it (CPU-bound). */
 	workMs?: number;
+	/**
+	 * CPU each request takes once granted, before it leaves, one request at a time per client
+	 * (n8n building and sending it: about 2 ms on the bench's machine). Default none.
+	 */
+	sendCpuMs?: number;
+	/** Requests it has in flight at most (a node run's lanes); default the limit's concurrency. */
+	lanes?: number;
 }
 
 export interface ModelRun {
 	/** What every client's limiter is told (the documented limit). */
 	limit: RateLimit;
-	/** What the server enforces. */
-	server: { perWindow: number; windowMs: number; concurrency?: number };
+	/**
+	 * What the server enforces: a sliding window (`perWindow`, `windowMs`), or `phases` of
+	 * shapes (rateServer.ts); and a cap on concurrent requests.
+	 */
+	server: { perWindow?: number; windowMs?: number; phases?: Phase[]; concurrency?: number };
 	clients: ModelClient[];
 	/** One-way latency is half of this, plus up to half of `jitterMs`, each way. */
 	latencyMs: number;
 	jitterMs?: number;
-	/** Whether 429s carry Retry-After (the time until the server's oldest request leaves). */
+	/** Whether 429s carry Retry-After (the time until the server would accept again). */
 	retryAfter?: boolean;
 	seed?: number;
 	horizonMs?: number;
+	/** Limiters to run the clients with (as a process keeps its limiter between runs); default new ones. */
+	limiters?: RateLimiter[];
 }
 
 export interface ModelResult {
@@ -120,13 +134,30 @@ export interface ModelResult {
 	accepted: number;
 	failed: number;
 	refused: number;
+	/** Requests that reached the server, refused ones included. */
+	requests: number;
 	/** From the first request the server accepted to the last. */
 	ms: number;
+	/** The least time the server's limits (and the documented one) allow from that first request. */
+	leastMs: number;
 	/** Whether every client finished before the horizon. */
 	finished: boolean;
 	limiters: RateLimiter[];
 	/** Arrival time of every accepted request. */
 	acceptedAt: number[];
+	/** Arrival time of every refused request. */
+	refusedAt: number[];
+}
+
+/** The phases of a run's server. */
+export function phasesOf(server: ModelRun['server']): Phase[] {
+	if (server.phases) return server.phases;
+	return [
+		{
+			fromMs: 0,
+			shapes: [{ kind: 'sliding', perWindow: server.perWindow!, windowMs: server.windowMs! }],
+		},
+	];
 }
 
 export async function runModel(run: ModelRun): Promise<ModelResult> {
@@ -137,10 +168,11 @@ export async function runModel(run: ModelRun): Promise<ModelResult> {
 	};
 	const clock = new SimClock();
 	const { server } = run;
-	const window: number[] = [];
+	const phases = phasesOf(server);
+	const limits = new ServerLimits(phases);
 	const acceptedAt: number[] = [];
+	const refusedAt: number[] = [];
 	let serverInFlight = 0;
-	let refused = 0;
 	let failed = 0;
 	const oneWay = () => run.latencyMs / 2 + (random() * (run.jitterMs ?? 0)) / 2;
 
@@ -148,18 +180,16 @@ export async function runModel(run: ModelRun): Promise<ModelResult> {
 		new Promise<{ status: number; retryAfterMs?: number }>((resolve) => {
 			clock.setTimer(() => {
 				const at = clock.now();
-				while (window.length && window[0] <= at - server.windowMs) window.shift();
 				const ok =
-					window.length < server.perWindow &&
-					(server.concurrency === undefined || serverInFlight < server.concurrency);
+					(server.concurrency === undefined || serverInFlight < server.concurrency) &&
+					limits.admit(at);
 				if (ok) {
-					window.push(at);
 					acceptedAt.push(at);
 					serverInFlight++;
-				}
+				} else refusedAt.push(at);
 				const retryAfterMs =
 					!ok && run.retryAfter
-						? Math.max(1000, Math.ceil(((window[0] ?? at) + server.windowMs - at) / 1000) * 1000)
+						? Math.max(1000, Math.ceil((limits.earliest(at) - at) / 1000) * 1000)
 						: undefined;
 				clock.setTimer(() => {
 					if (ok) serverInFlight--;
@@ -168,12 +198,13 @@ export async function runModel(run: ModelRun): Promise<ModelResult> {
 			}, oneWay());
 		});
 
-	const limiters = run.clients.map(() => new RateLimiter(run.limit, clock));
+	const limiters = run.limiters ?? run.clients.map(() => new RateLimiter(run.limit, clock));
 	const clients = run.clients.map(async (client, k) => {
 		const limiter = limiters[k];
 		await clock.sleep(client.startMs ?? 0);
 		let next = 0;
 		let busyUntil = 0;
+		let cpuUntil = 0;
 		const lane = async () => {
 			while (next < client.items) {
 				next++;
@@ -181,9 +212,14 @@ export async function runModel(run: ModelRun): Promise<ModelResult> {
 					busyUntil = Math.max(clock.now(), busyUntil) + client.workMs;
 					await clock.sleep(busyUntil - clock.now());
 				}
-				let waitedMs = 0;
+				let firstRefusedAt: number | undefined;
+				let retry = false;
 				for (let attempt = 1; ; attempt++) {
-					const release = await limiter.acquire();
+					const release = await limiter.acquire(undefined, { retry });
+					if (client.sendCpuMs) {
+						cpuUntil = Math.max(clock.now(), cpuUntil) + client.sendCpuMs;
+						await clock.sleep(cpuUntil - clock.now());
+					}
 					const answer = await request();
 					release(
 						answer.status !== 429
@@ -193,14 +229,15 @@ export async function runModel(run: ModelRun): Promise<ModelResult> {
 								: 'deferred',
 					);
 					if (answer.status !== 429) break;
-					refused++;
+					retry = answer.retryAfterMs === undefined;
+					if (retry) firstRefusedAt ??= clock.now();
 					const decision = decideRetry(
 						{
 							kind: 'rateLimited',
 							retryAfterMs: answer.retryAfterMs,
-							windowMs: limiter.limit.windowMs,
-							windowFreesInMs: limiter.msUntilWindowFrees(),
-							waitedMs,
+							waitedMs: clock.now() - (firstRefusedAt ?? clock.now()),
+							keyQuietMs: limiter.msSinceAccepted(),
+							windowMs: limiter.longestWindowMs,
 						},
 						attempt,
 						{ idempotent: false, random },
@@ -210,12 +247,12 @@ export async function runModel(run: ModelRun): Promise<ModelResult> {
 						break;
 					}
 					if (decision.holdKeyMs) limiter.pauseFor(decision.holdKeyMs);
-					waitedMs += decision.delayMs;
-					await clock.sleep(decision.delayMs);
+					if (decision.delayMs) await clock.sleep(decision.delayMs);
 				}
 			}
 		};
-		await Promise.all(Array.from({ length: run.limit.concurrency }, lane));
+		const lanes = client.lanes ?? run.limit.concurrency;
+		await Promise.all(Array.from({ length: lanes }, lane));
 	});
 	let finished = false;
 	void Promise.all(clients).then(() => {
@@ -224,15 +261,24 @@ export async function runModel(run: ModelRun): Promise<ModelResult> {
 	const horizon = run.horizonMs ?? 60 * 60_000;
 	while (!finished && clock.now() < horizon) await clock.runUntil(clock.now() + 1000);
 	const items = run.clients.reduce((sum, client) => sum + client.items, 0);
+	const first = acceptedAt.length ? Math.min(...acceptedAt) : 0;
+	const doc: Shape = {
+		kind: 'sliding',
+		perWindow: run.limit.perWindow,
+		windowMs: run.limit.windowMs,
+	};
 	return {
 		items,
 		accepted: acceptedAt.length,
 		failed,
-		refused,
-		ms: acceptedAt.length ? Math.max(...acceptedAt) - Math.min(...acceptedAt) : 0,
+		refused: refusedAt.length,
+		requests: acceptedAt.length + refusedAt.length,
+		ms: acceptedAt.length ? Math.max(...acceptedAt) - first : 0,
+		leastMs: leastTimeMs(phases, items, first, [doc]),
 		finished,
 		limiters,
 		acceptedAt,
+		refusedAt,
 	};
 }
 

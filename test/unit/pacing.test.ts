@@ -169,16 +169,18 @@ describe('RateLimiter after a 429', () => {
 		expect(clock.armed).toBeLessThanOrEqual(1);
 	});
 
-	it('says how long until its window frees a place: when the oldest request counted leaves it', async () => {
+	it('says how long since the server last accepted a request of its key', async () => {
 		const clock = new FakeClock();
 		const limiter = new RateLimiter({ perWindow: 10, windowMs: 1000, concurrency: 10 }, clock);
-		expect(limiter.msUntilWindowFrees()).toBe(1000); // it knows of no request: a whole window
+		await clock.advance(500);
+		expect(limiter.msSinceAccepted()).toBe(500); // none yet: since the limiter was made
 		const release = await limiter.acquire();
 		await clock.advance(100);
-		release();
+		release('accepted');
 		await clock.advance(300);
-		expect(limiter.msUntilWindowFrees()).toBe(701);
-		await clock.advance(701);
-		expect(limiter.msUntilWindowFrees()).toBe(1000);
+		expect(limiter.msSinceAccepted()).toBe(300);
+		const refused = await limiter.acquire();
+		refused('rateLimited');
+		expect(limiter.msSinceAccepted()).toBe(300);
 	});
 });

@@ -41,7 +41,8 @@ describe('decideRetry', () => {
 	const write = { idempotent: false, canLookUp: false, random: () => 1 };
 	const lookedUp = { ...write, canLookUp: true };
 	const read = { ...write, idempotent: true };
-	const window = { windowMs: 60_000, windowFreesInMs: 20_000, waitedMs: 0 };
+	/** A key whose server accepted a request a second ago; its limiter learns windows up to 120 s. */
+	const window = { windowMs: 120_000, keyQuietMs: 1000, waitedMs: 0 };
 
 	describe('429', () => {
 		it('waits the Retry-After the server asked for, and holds the key that long, reads and writes alike', () => {
@@ -67,46 +68,40 @@ describe('decideRetry', () => {
 				decideRetry({ kind: 'rateLimited', retryAfterMs: 99999999 * 1000, ...window }, 1, read),
 			).toEqual({ action: 'stop', why: 'waitTooLong' });
 		});
-		it('without Retry-After, waits until the window frees a place and holds the key as long', () => {
+		it('without Retry-After, goes again at once, holding nobody: the limiter, which learned from the 429, paces it', () => {
 			expect(decideRetry({ kind: 'rateLimited', ...window }, 1, write)).toEqual({
 				action: 'retry',
-				delayMs: 20_000,
-				holdKeyMs: 20_000,
+				delayMs: 0,
 			});
 		});
-		it('without Retry-After, waits at least the backoff and at most one window', () => {
-			expect(
-				decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 10 }, 3, write),
-			).toMatchObject({ delayMs: 2000 });
-			expect(
-				decideRetry({ kind: 'rateLimited', ...window, windowFreesInMs: 500_000 }, 1, write),
-			).toMatchObject({ delayMs: 60_000 });
+		it('without Retry-After, never fails a request while the server keeps accepting others on the key', () => {
+			// Twenty attempts and ten minutes of waiting: the key's server accepted a request a second ago.
+			expect(decideRetry({ kind: 'rateLimited', ...window, waitedMs: 600_000 }, 20, write)).toEqual(
+				{ action: 'retry', delayMs: 0 },
+			);
 		});
-		it('without Retry-After, backs off as usual once a whole window has been waited out', () => {
-			expect(
-				decideRetry(
-					{ kind: 'rateLimited', ...window, windowFreesInMs: 59_000, waitedMs: 60_000 },
-					2,
-					write,
-				),
-			).toEqual({ action: 'retry', delayMs: 1000, holdKeyMs: 1000 });
-		});
-		it('without Retry-After, does not give up before one full window has been waited out', () => {
+		it('without Retry-After, fails after the last attempt once the key has had nothing accepted for two of the longest windows', () => {
 			const last = DEFAULT_RETRY.maxAttempts;
-			// 0.5 + 1 + 2 + 4 + 8 s of backoff is not a minute: one more wait, for the rest of the window.
-			expect(
-				decideRetry(
-					{ kind: 'rateLimited', ...window, windowFreesInMs: 10, waitedMs: 15_500 },
-					last,
-					write,
-				),
-			).toEqual({
+			const refusingAll = { ...window, keyQuietMs: 240_000 };
+			expect(decideRetry({ kind: 'rateLimited', ...refusingAll }, last - 1, write)).toEqual({
 				action: 'retry',
-				delayMs: 44_500,
-				holdKeyMs: 44_500,
+				delayMs: 0,
+			});
+			expect(decideRetry({ kind: 'rateLimited', ...refusingAll }, last, write)).toEqual({
+				action: 'stop',
+				why: 'attempts',
 			});
 			expect(
-				decideRetry({ kind: 'rateLimited', ...window, waitedMs: 60_000 }, last, write),
+				decideRetry({ kind: 'rateLimited', ...window, keyQuietMs: 239_999 }, last, write),
+			).toEqual({ action: 'retry', delayMs: 0 });
+		});
+		it('without Retry-After, a poll stops once it has waited what it may (maxRateLimitedMs)', () => {
+			const policy = { ...DEFAULT_RETRY, maxRateLimitedMs: 30_000 };
+			expect(
+				decideRetry({ kind: 'rateLimited', ...window, waitedMs: 29_999 }, 2, { ...read, policy }),
+			).toEqual({ action: 'retry', delayMs: 0 });
+			expect(
+				decideRetry({ kind: 'rateLimited', ...window, waitedMs: 30_000 }, 2, { ...read, policy }),
 			).toEqual({ action: 'stop', why: 'attempts' });
 		});
 		it('with Retry-After, stops after the last attempt', () => {

@@ -33,8 +33,10 @@ export async function dispatch(
 	cancel: AbortSignal | undefined,
 	/** Called just before the request is handed to n8n: from then on, it may reach the server. */
 	onSending: () => void = () => undefined,
+	/** A request the server refused for the rate (429): it goes before those not sent yet. */
+	retry = false,
 ) {
-	const release = await limiter.acquire(cancel);
+	const release = await limiter.acquire(cancel, { retry });
 	const deadline = new AbortController();
 	const stopTimer = systemClock.setTimer(() => deadline.abort(), requestTimeoutMs());
 	const signal = cancel ? AbortSignal.any([cancel, deadline.signal]) : deadline.signal;

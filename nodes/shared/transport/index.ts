@@ -15,7 +15,8 @@
  * unifiedApi.ts (each API's profile: name, credential, limits, answers and wording; answers.ts
  * the wording both share), connection.ts (the credential, its HTTPS rule, the pacing scope) and
  * credentialRules.ts (the key's and address's rules), send.ts (the attempts, see retry.ts, and
- * the circuit breaker there), pacing.ts (the rate limiter), dispatch.ts (sending one attempt),
+ * the circuit breaker there), pacing.ts (the rate limiter; places.ts the places requests hold,
+ * learnedLimit.ts what the server allows, learnt from its 429s), dispatch.ts (sending one attempt),
  * timeout.ts (the whole-request timeout), classify.ts (reading how it ended; proof.ts what proves
  * "not sent", outcome.ts the outcome each error carries), recovery.ts (unknown-outcome recovery;
  * recoveryClaims.ts what it remembers process-wide), serverClock.ts (the API's clock, from its records),

@@ -1,13 +1,15 @@
 /**
- * Client-side pacing: never send faster than the API's limit, so a large batch finishes in
- * about the time the limit allows instead of tripping 429s.
+ * Client-side pacing: never send faster than the API's documented limit, and no faster than
+ * the server really allows, learned from what it does (learnedLimit.ts), so a large batch
+ * finishes in about the least time the server allows instead of tripping 429s.
  *
- * A request occupies a place in the rate window from the moment it is dispatched until
- * 60 s after its response arrived. The server counted it at some moment in between, so a
- * request sent once that place frees can never land in the same server window, whatever
- * the network latency. Requests still in flight always count.
+ * A request holds a place in the rate windows from the moment it is dispatched until a window
+ * after its answer arrived (places.ts): a request sent once that place frees can never land in
+ * the same server window, whatever the latency.
  */
 import { CancelledError, clampTimerMs, type Clock, systemClock } from './clock';
+import { type GrantKind, LearnedLimit, type Ticket } from './learnedLimit';
+import { Places } from './places';
 
 /**
  * The longest a 429 may hold a key's requests back: the longest a request itself waits
@@ -18,21 +20,24 @@ import { CancelledError, clampTimerMs, type Clock, systemClock } from './clock';
 export const MAX_PAUSE_MS = 120_000;
 
 export interface RateLimit {
-	/** Requests allowed in any window. */
+	/** Requests allowed in any window: the documented limit, never exceeded. */
 	perWindow: number;
 	windowMs: number;
 	/** Requests in flight at once. */
 	concurrency: number;
 	/**
-	 * A window's worth of requests goes out over at least this long (default: none), so that
-	 * when another client fills the server's window first, only the few requests sent in the
+	 * The first requests of a window go out one every `spreadMs / perWindow` (default: none),
+	 * and faster as more are accepted (see `gapMs`), so that when the server allows fewer than
+	 * documented, or another client fills its window first, only the few requests sent in the
 	 * moment before the first 429 comes back are refused, not a whole burst.
 	 */
 	spreadMs?: number;
 }
 
-/** Share of the window a full window's worth of requests is spread over (3 s of a minute). */
+/** Share of the window that sets the first requests' spacing (3 s of a minute: 5 ms at 600). */
 export const SPREAD_OF_WINDOW = 1 / 20;
+/** The spacing holds for a twelfth of the limit (50 of 600), then shrinks as 1/count. */
+const RAMP_SHARE = 1 / 4;
 
 /** How an attempt ended, as far as the rate limit is concerned. */
 export type ReleaseResult =
@@ -42,7 +47,7 @@ export type ReleaseResult =
 	| 'rateLimited'
 	/**
 	 * A 429 naming its own wait (Retry-After): not counted either, and the pause it asks for
-	 * (pauseFor) holds the key; the server said when to come back, so the allowance stays.
+	 * (pauseFor) holds the key; the server said when to come back, so what was learned stays.
 	 */
 	| 'deferred'
 	/** No answer: it may have counted. */
@@ -51,72 +56,64 @@ export type ReleaseResult =
 export type Release = (result?: ReleaseResult) => void;
 
 /**
- * The limiter's view of the API's rate limit for one key, shared by every execution in this
- * process. It adapts to what the server says, so that several processes (n8n workers in queue
- * mode, two n8n instances, n8n beside another client) sharing one key converge on their shares
- * without talking to each other:
- *
- * - **Allowance.** The limiter lets at most `allowance` requests into any window; it starts at
- *   the documented limit.
- * - **Cut.** A 429 without Retry-After (the API documents none) means the server's window is
- *   full, and says nothing of when it frees. The requests this limiter saw accepted in
- *   the last window are then exactly its share of it: the allowance becomes that (at least 1).
- *   Requests already in flight when the cut was made do not cut again (they were sent before it),
- *   and each of them that is accepted adds its place back (the server had counted it).
- * - **Probes.** The allowance stays at the share until a probe time: a second after a first
- *   cut (a sixtieth of the window), twice as long after each cut that follows within a window,
- *   at most a twelfth of the window (5 s). From then on a limiter held back by its allowance sends one request more;
- *   each request accepted then adds two places, so the free places double with each round trip while
- *   the server has room, back to the documented limit when the others have gone quiet, and the
- *   next 429 cuts it to the share again. A key shared by busy processes thus sees a few probes
- *   past the share, then about one every five seconds; a key the others have left is back to full speed
- *   within seconds.
- * - **Spread.** A window's worth goes out over at least `spreadMs`, so a probe past the share
- *   costs only the few requests sent before the first 429 is back.
- *
- * A 429 with Retry-After does not cut: the key waits what the server asked (pauseFor) and the
- * allowance stays. A refused request takes no place in the window (servers do not count what
- * they refuse); one without an answer keeps its place, as it may have counted.
+ * The limiter of one key, shared by every execution in this process. It learns what the
+ * server allows from the 429s (learnedLimit.ts), so several processes sharing one key (n8n
+ * workers in queue mode, two n8n instances, n8n beside another client) converge on their
+ * shares without talking to each other: each cuts its allowance to what it saw accepted, and
+ * probes for more now and then. A 429 with Retry-After teaches nothing: the key waits what the
+ * server asked (pauseFor).
  */
 export class RateLimiter {
-	private inFlight = 0;
-	/** Finished requests still inside the window, oldest first: answer time, and whether accepted. */
-	private readonly finished: Array<{ at: number; accepted: boolean }> = [];
-	private readonly waiters: Array<() => void> = [];
+	private readonly places = new Places();
+	private readonly learnt: LearnedLimit;
+	private readonly waiters: Array<(ticket: Ticket) => void> = [];
 	private pausedUntil = 0;
 	private cancelTimer: (() => void) | undefined;
 	private timerAt = Infinity;
-	private allowanceNow: number;
-	private lastCutAt = -Infinity;
-	/** From when the allowance may grow past the share again, and how long after the cut that was. */
-	private growsAt = -Infinity;
-	private probeAfterMs = 0;
-	/** Requests granted so far, and how many had been when the allowance was last cut. */
-	private grants = 0;
-	private grantsAtCut = 0;
 	private lastGrantAt = -Infinity;
-	/** 429s that cut the allowance (for tests and benchmarks). */
-	cuts = 0;
 
 	constructor(
 		readonly limit: RateLimit,
 		private readonly clock: Clock = systemClock,
 	) {
-		this.allowanceNow = limit.perWindow;
+		this.learnt = new LearnedLimit(limit, clock.now());
 	}
 
-	/** Requests this limiter lets into a window now: the documented limit, or its share after a 429. */
+	/** Requests this limiter lets into its window now: the documented limit, or what it learned. */
 	get allowance(): number {
-		return Math.max(1, Math.floor(this.allowanceNow));
+		return this.learnt.allowance;
 	}
 
-	/** Waits for a free place; resolves with the function that gives it back, saying how it ended. */
-	async acquire(signal?: AbortSignal): Promise<Release> {
-		let grantNumber = 0;
+	/** The window it counts its allowance over: the documented one, or what it learned. */
+	get windowMs(): number {
+		return this.learnt.windowMs;
+	}
+
+	/** Refusals that taught it something (for tests and benchmarks). */
+	get cuts(): number {
+		return this.learnt.cuts;
+	}
+
+	/** How long since the server last accepted a request of this key (or the limiter was made). */
+	msSinceAccepted(): number {
+		return this.clock.now() - this.learnt.lastAcceptedAt;
+	}
+
+	/** The longest window it may learn. */
+	get longestWindowMs(): number {
+		return this.learnt.maxWindowMs();
+	}
+
+	/**
+	 * Waits for a place; resolves with the function that gives it back, saying how it ended.
+	 * `retry`: a request the server refused goes before those that have not been sent yet.
+	 */
+	async acquire(signal?: AbortSignal, { retry = false } = {}): Promise<Release> {
+		let ticket: Ticket | undefined;
 		await new Promise<void>((resolve, reject) => {
 			if (signal?.aborted) return reject(new CancelledError());
-			const grant = () => {
-				grantNumber = ++this.grants;
+			const grant = (granted: Ticket) => {
+				ticket = granted;
 				signal?.removeEventListener('abort', onAbort);
 				resolve();
 			};
@@ -126,53 +123,24 @@ export class RateLimiter {
 				reject(new CancelledError());
 			};
 			signal?.addEventListener('abort', onAbort, { once: true });
-			this.waiters.push(grant);
+			if (retry) this.waiters.unshift(grant);
+			else this.waiters.push(grant);
 			this.pump();
 		});
 		let released = false;
 		return (result: ReleaseResult = 'unknown') => {
 			if (released) return;
 			released = true;
-			this.inFlight--;
+			this.places.inFlight--;
 			const now = this.clock.now();
 			if (result === 'accepted' || result === 'unknown')
-				this.finished.push({ at: now, accepted: result === 'accepted' });
-			if (result === 'rateLimited') this.onRefused(grantNumber, now);
-			if (result === 'accepted') this.onAccepted(grantNumber, now);
+				this.places.add({ sentAt: ticket!.sentAt, at: now, accepted: result === 'accepted' });
+			if (result === 'accepted' || result === 'rateLimited') {
+				const pauseMs = this.learnt.ended(ticket!, result, now, this.places);
+				if (pauseMs > 0) this.pauseFor(pauseMs);
+			}
 			this.pump();
 		};
-	}
-
-	private onRefused(grantNumber: number, now: number): void {
-		// Sent before the last cut: the cut already accounts for it.
-		if (grantNumber <= this.grantsAtCut) return;
-		this.prune(now);
-		const share = this.finished.filter((entry) => entry.accepted).length;
-		this.allowanceNow = Math.max(1, Math.min(this.allowanceNow, share));
-		// The next probe past the share: soon after a first cut, twice as late after each cut
-		// that follows within a window, at most a twelfth of the window (5 s of a minute): a probe costs one 429, a late one leaves places unused.
-		const firstProbeMs = this.limit.windowMs / 60;
-		this.probeAfterMs =
-			now - this.lastCutAt < this.limit.windowMs
-				? Math.min(this.limit.windowMs / 12, this.probeAfterMs * 2)
-				: firstProbeMs;
-		this.lastCutAt = now;
-		this.growsAt = now + this.probeAfterMs;
-		this.grantsAtCut = this.grants;
-		this.cuts++;
-	}
-
-	private onAccepted(grantNumber: number, now: number): void {
-		const ceiling = this.limit.perWindow;
-		// Sent before the cut: the server counted it before it was full, so it is part of the share.
-		// Sent after the probe time: the server had room, so the allowance grows, and the free
-		// places double with each round trip while it keeps having room.
-		if (grantNumber <= this.grantsAtCut) {
-			this.allowanceNow = Math.min(ceiling, this.allowanceNow + 1);
-		} else if (now >= this.growsAt) {
-			// Two places: one for the request that now holds its place in the window, one more.
-			this.allowanceNow = Math.min(ceiling, this.allowanceNow + 2);
-		}
 	}
 
 	/**
@@ -192,73 +160,50 @@ export class RateLimiter {
 		this.pauseFor(time - this.clock.now());
 	}
 
-	/**
-	 * Milliseconds until a request this limiter counts leaves the window and frees a place under
-	 * the current allowance (at the earliest, the oldest): by then the server's window has freed
-	 * one too, whatever the server's window is aligned to. A whole window when this limiter
-	 * counts no request that could free one (the window may be full of requests from elsewhere).
-	 */
-	msUntilWindowFrees(): number {
-		const now = this.clock.now();
-		this.prune(now);
-		const over = Math.max(0, this.inFlight + this.finished.length - this.allowance);
-		if (over >= this.finished.length) return this.limit.windowMs;
-		return Math.max(0, this.finished[over].at + this.limit.windowMs - now + 1);
-	}
-
 	/** Requests counted in the current window (for tests and benchmarks). */
 	get used(): number {
-		this.prune(this.clock.now());
-		return this.inFlight + this.finished.length;
+		return this.places.count(this.clock.now(), this.learnt.windowMs);
 	}
 
-	private prune(now: number): void {
-		const horizon = now - this.limit.windowMs;
-		let drop = 0;
-		while (drop < this.finished.length && this.finished[drop].at <= horizon) drop++;
-		if (drop) this.finished.splice(0, drop);
+	/**
+	 * The least spacing between two requests: `spreadMs / perWindow` for the first twelfth of
+	 * the limit in the window, then shrinking as 1/count, so a window's worth goes out in about
+	 * a third of `spreadMs`, while a server that allows only a few refuses only a few.
+	 */
+	private gapMs(now: number): number {
+		const { spreadMs = 0, perWindow, windowMs } = this.limit;
+		if (spreadMs <= 0) return 0;
+		const held = this.places.count(now, windowMs);
+		const free = Math.max(1, perWindow * RAMP_SHARE);
+		return (spreadMs / perWindow) * Math.min(1, free / Math.max(1, held));
 	}
 
-	/** Milliseconds until the next request may go: 0 now, Infinity when only a release helps. */
-	private waitTime(now: number): number {
-		if (this.inFlight >= this.limit.concurrency) return Infinity;
+	/** Milliseconds until the next request may go, or how it goes now. */
+	private next(now: number): { kind: GrantKind; windowMs: number; bisecting?: boolean } | number {
+		const { perWindow, windowMs, concurrency } = this.limit;
+		if (this.places.inFlight >= concurrency) return Infinity;
 		if (now < this.pausedUntil) return this.pausedUntil - now;
-		const gap = (this.limit.spreadMs ?? 0) / this.limit.perWindow;
+		const gap = this.gapMs(now);
 		if (gap > 0 && now < this.lastGrantAt + gap) return this.lastGrantAt + gap - now;
-		this.prune(now);
-		const over = this.inFlight + this.finished.length - this.allowance;
-		if (over < 0) return 0;
-		const frees =
-			over >= this.finished.length
-				? Infinity
-				: this.finished[over].at + this.limit.windowMs - now + 1;
-		if (this.allowance >= this.limit.perWindow) return frees;
-		// Held by a cut allowance. From the probe time on, probe: one more request, whose
-		// acceptance lets the allowance double from there. Only with nothing in flight, as an
-		// answer still to come grows it anyway.
-		const growsAt = this.growsAt;
-		if (now >= growsAt) {
-			if (over === 0 && this.inFlight === 0) {
-				this.allowanceNow = this.allowance + 1;
-				return 0;
-			}
-			return frees;
-		}
-		return Math.min(frees, growsAt - now);
+		this.places.prune(now, Math.max(windowMs, this.learnt.windowMs) * 2);
+		const documented = this.places.freesAt(now, windowMs, perWindow);
+		if (documented > now) return documented - now;
+		const decision = this.learnt.decide(now, this.places);
+		return 'waitMs' in decision ? decision.waitMs : decision;
 	}
 
 	private pump(): void {
 		while (this.waiters.length) {
 			const now = this.clock.now();
-			const wait = this.waitTime(now);
-			if (wait === Infinity) return;
-			if (wait > 0) {
-				this.schedule(now + wait);
+			const next = this.next(now);
+			if (next === Infinity) return;
+			if (typeof next === 'number') {
+				this.schedule(now + Math.max(0, next));
 				return;
 			}
-			this.inFlight++;
+			this.places.inFlight++;
 			this.lastGrantAt = now;
-			this.waiters.shift()!();
+			this.waiters.shift()!(this.learnt.granted(now, next));
 		}
 	}
 

@@ -11,6 +11,12 @@ export interface RetryPolicy {
 	maxDelayMs: number;
 	/** The longest any one wait may be, a server's Retry-After included. */
 	maxWaitMs: number;
+	/**
+	 * The longest a request may wait in all after its first 429 without Retry-After (a poll,
+	 * which must not outlast its interval). Unset: as long as the server keeps accepting other
+	 * requests on the key.
+	 */
+	maxRateLimitedMs?: number;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = {
@@ -58,16 +64,16 @@ export function backoffDelay(
 /** How a failed attempt ended, as far as retrying is concerned. */
 export type Outcome =
 	/**
-	 * 429: the server refused the request without acting on it. `waitedMs`: what this request
-	 * has already waited after 429s; `windowFreesInMs`: when the key's rate window frees a place,
-	 * as the limiter counts it.
+	 * 429: the server refused the request without acting on it. `waitedMs`: how long since this
+	 * request's first 429; `keyQuietMs`: how long since the server last accepted any request on
+	 * the key; `windowMs`: the longest window the key's limiter may learn.
 	 */
 	| {
 			kind: 'rateLimited';
 			retryAfterMs?: number;
-			windowMs: number;
-			windowFreesInMs: number;
 			waitedMs: number;
+			keyQuietMs: number;
+			windowMs: number;
 	  }
 	/** The connection failed before the request was sent (refused, DNS): nothing reached the server. */
 	| { kind: 'notSent' }
@@ -95,9 +101,11 @@ export type RetryDecision =
  * - 429 is always safe to repeat: the server refused the request without acting on it. A
  *   Retry-After is waited out (and every request on the key waits with it) when it is within
  *   the cap; beyond the cap the request fails at once, saying how long the server asked for.
- *   Without Retry-After, the wait lasts until the rate window frees a place (at least the
- *   backoff, at most one window) and, once a whole window has been waited out, is the usual
- *   backoff; the request does not give up before it has waited a whole window.
+ *   Without Retry-After, the request is sent again as soon as the key's limiter lets it (which
+ *   learned from the 429 when the server will take it), ahead of those not sent yet; it never
+ *   fails while the server keeps accepting others on the key: only after its attempts are up
+ *   and nothing was accepted on the key for two of the longest windows the limiter may learn,
+ *   or when a poll's wait (`maxRateLimitedMs`) is up.
  * - A request that never left is sent again.
  * - A request whose outcome is unknown is sent again only when it is idempotent (a read); a
  *   write is looked up first when the caller can look it up (several times, over the request
@@ -130,22 +138,14 @@ export function decideRetry(
 				if (lastAttempt) return { action: 'stop', why: 'attempts' };
 				return { action: 'retry', delayMs: outcome.retryAfterMs, holdKeyMs: outcome.retryAfterMs };
 			}
-			const ceiling = Math.min(outcome.windowMs, policy.maxWaitMs);
-			// Until a whole window has been waited out, wait for the window to free a place; after
-			// that, a 429 comes from elsewhere (another client on the key, a stricter server): back off.
-			const windowWaitedOut = outcome.waitedMs >= outcome.windowMs;
-			let delayMs = Math.min(
-				ceiling,
-				windowWaitedOut ? backoff : Math.max(backoff, outcome.windowFreesInMs),
-			);
-			if (lastAttempt) {
-				if (windowWaitedOut) return { action: 'stop', why: 'attempts' };
-				delayMs = Math.min(
-					policy.maxWaitMs,
-					Math.max(delayMs, outcome.windowMs - outcome.waitedMs),
-				);
-			}
-			return { action: 'retry', delayMs, holdKeyMs: delayMs };
+			// No Retry-After: the limiter learned from this 429 and paces the retry, which goes
+			// before the requests not sent yet. It fails only when the server has accepted nothing
+			// on the key for two of the longest windows the limiter may learn, or a poll's wait is up.
+			const keyRefusesAll = outcome.keyQuietMs >= 2 * outcome.windowMs;
+			if (lastAttempt && keyRefusesAll) return { action: 'stop', why: 'attempts' };
+			if (policy.maxRateLimitedMs !== undefined && outcome.waitedMs >= policy.maxRateLimitedMs)
+				return { action: 'stop', why: 'attempts' };
+			return { action: 'retry', delayMs: 0 };
 		}
 		case 'notSent':
 			return lastAttempt

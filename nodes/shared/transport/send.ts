@@ -108,7 +108,9 @@ export async function send(
 	const gateKey = lookup ? `${connection.scope}|${lookup.key}` : '';
 	const scoped = (ids: string[]) => ids.map((id) => `${connection.scope}|${id}`);
 	let firstSentWallMs: number | undefined;
-	let rateLimitWaitedMs = 0;
+	/** When the first 429 without Retry-After came, on the monotonic clock. */
+	let firstRateLimitedAt: number | undefined;
+	let retryAfterRateLimit = false;
 	/** Attempts that may have been carried out (their outcome unknown), and 429s. */
 	let sent = 0;
 	let rateLimited = 0;
@@ -133,6 +135,7 @@ export async function send(
 					limiter,
 					cancel,
 					() => (inFlight = true),
+					retryAfterRateLimit,
 				);
 				firstSentWallMs ??= sentAtWallMs;
 				if (response) {
@@ -170,14 +173,16 @@ export async function send(
 			if (ending.kind === 'rateLimited') rateLimited++;
 			if (ending.kind === 'unknown' && write) sent++;
 
+			retryAfterRateLimit = ending.kind === 'rateLimited' && ending.retryAfterMs === undefined;
+			if (retryAfterRateLimit) firstRateLimitedAt ??= systemClock.now();
 			const outcome: Outcome =
 				ending.kind === 'rateLimited'
 					? {
 							kind: 'rateLimited',
 							retryAfterMs: ending.retryAfterMs,
-							windowMs: limiter.limit.windowMs,
-							windowFreesInMs: limiter.msUntilWindowFrees(),
-							waitedMs: rateLimitWaitedMs,
+							waitedMs: systemClock.now() - (firstRateLimitedAt ?? systemClock.now()),
+							keyQuietMs: limiter.msSinceAccepted(),
+							windowMs: limiter.longestWindowMs,
 						}
 					: ending.kind === 'notSent'
 						? { kind: 'notSent' }
@@ -192,7 +197,11 @@ export async function send(
 				policy:
 					attempt.maxWaitMs === undefined
 						? DEFAULT_RETRY
-						: { ...DEFAULT_RETRY, maxWaitMs: attempt.maxWaitMs },
+						: {
+								...DEFAULT_RETRY,
+								maxWaitMs: attempt.maxWaitMs,
+								maxRateLimitedMs: attempt.maxWaitMs,
+							},
 				lookupSpanMs: requestTimeoutMs(),
 			});
 
@@ -219,7 +228,6 @@ export async function send(
 
 			if (decision.action === 'retry') {
 				if (decision.holdKeyMs) limiter.pauseFor(decision.holdKeyMs);
-				if (ending.kind === 'rateLimited') rateLimitWaitedMs += decision.delayMs;
 				const what =
 					ending.kind === 'rateLimited'
 						? `HTTP ${ending.status}`
