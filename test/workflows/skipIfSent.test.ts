@@ -68,11 +68,12 @@ const sentTimes = () => {
 };
 
 /**
- * Between a run and the next. The API's `Date` header has whole seconds, so the moment a run's
- * window ends is known to about a second: a run that starts within that of the last send could
- * still count it. Reruns come minutes later in life; here, a pause of a few seconds.
+ * Between a run and the next. The window ends where records made after the execution began
+ * start, which is known only within the API clock's same-moment floor (3 s): an SMS sent less
+ * than that before a run began is left out of its window. Reruns come minutes later in life; here,
+ * a pause of 5 s.
  */
-const pause = () => new Promise((resolve) => setTimeout(resolve, 2_500));
+const pause = () => new Promise((resolve) => setTimeout(resolve, 5_000));
 
 const campaign = (n: number): Send[] =>
 	Array.from({ length: n }, (_, i) => ({ to: RECIPIENTS[i % 3], text: `Campaign message #${i}` }));

@@ -91,10 +91,16 @@ function executionAnchor(ctx: IExecuteFunctions): number {
 	return atMs;
 }
 
+/**
+ * One history read over `window` (its `since`), whose records are then placed in the window as
+ * the API's clock is known once that very answer is in: a record the node made, read back,
+ * measures the clock, so the window is taken again (`remake`) before the records are matched.
+ */
 async function readHistory(
 	ctx: IExecuteFunctions,
 	filter: { phoneDocId: string; peer?: string },
 	window: SkipWindow,
+	remake: () => Promise<SkipWindow>,
 	itemIndex: number,
 ): Promise<HistoryRead> {
 	const { messages, incomplete } = await collectSms(
@@ -113,7 +119,7 @@ async function readHistory(
 		{ limit: Infinity, since: new Date(window.fromMs).toISOString(), maxPages: MAX_PAGES },
 	);
 	return {
-		earlier: new EarlierSms(messages, window),
+		earlier: new EarlierSms(messages, await remake()),
 		incomplete: incomplete === undefined ? undefined : messages.length,
 	};
 }
@@ -135,18 +141,17 @@ export async function findEarlierSms(
 ): Promise<EarlierSmsFound> {
 	const run = runOf(ctx);
 	const anchor = executionAnchor(ctx);
-	const window = await once(run.windows, minutes, async () =>
-		skipWindow(await accountClock(ctx), anchor, minutes),
-	);
+	const remake = async () => skipWindow(await accountClock(ctx), anchor, minutes);
+	const window = await once(run.windows, minutes, remake);
 	if ((run.recipients.get(sms.phoneDocId)?.size ?? 1) > 1) {
 		const all = await once(run.reads, `${minutes}|${sms.phoneDocId}`, () =>
-			readHistory(ctx, { phoneDocId: sms.phoneDocId }, window, itemIndex),
+			readHistory(ctx, { phoneDocId: sms.phoneDocId }, window, remake, itemIndex),
 		);
 		const record = all.earlier.take(sms.to, sms.message, run.taken);
 		if (record || !all.incomplete) return { window, record };
 	}
 	const own = await once(run.reads, `${minutes}|${sms.phoneDocId}|${sms.to}`, () =>
-		readHistory(ctx, { phoneDocId: sms.phoneDocId, peer: sms.to }, window, itemIndex),
+		readHistory(ctx, { phoneDocId: sms.phoneDocId, peer: sms.to }, window, remake, itemIndex),
 	);
 	const record = own.earlier.take(sms.to, sms.message, run.taken);
 	if (record) return { window, record };
