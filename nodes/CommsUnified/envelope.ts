@@ -24,6 +24,18 @@ import {
 import { formatPence, type Price, toUnits } from './pricing';
 import { type Settlement, SpendingLedger } from './spending';
 
+/**
+ * Shown above the parameters of each operation that reaches a person: the Unified API keeps no
+ * history the node can read, so after a run that was cut short nothing tells it what went.
+ */
+export const noHistoryNotice: INodeProperties = {
+	displayName:
+		"The Unified API keeps no history this node can read, so running a workflow again after a run that was cut short (n8n or a worker stopped mid-run) sends every item again. Check first what went (the provider's dashboard, or the delivery events your Comms Unified Trigger received) and run only the rest.",
+	name: 'noHistoryNotice',
+	type: 'notice',
+	default: '',
+};
+
 export const includeBillingOption: INodeProperties = {
 	displayName: 'Include Billing',
 	name: 'includeBilling',

@@ -17,6 +17,7 @@ import { forgetTrigger, webhookCredentials } from './credentialCache';
 import {
 	checkTimestamp,
 	DEFAULT_WINDOW_SECONDS,
+	eventIdOf,
 	eventKey,
 	MAX_REMEMBERED_EVENTS,
 	MAX_WINDOW_SECONDS,
@@ -325,7 +326,7 @@ export class CommsUnifiedTrigger implements INodeType {
 			staticData[STATIC_KEY] = claim.remembered as unknown as IDataObject;
 		}
 
-		const json: IDataObject = eventItem(payload) as IDataObject;
+		const json: IDataObject = eventItem(payload, eventIdOf(payload, body)) as IDataObject;
 		if (settings.includeHeaders) json.headers = { ...req.headers } as IDataObject;
 		const secrets = [secret, typeof credentials.apiKey === 'string' ? credentials.apiKey : ''];
 		return { workflowData: [[{ json: redactSecrets(json, secrets) }]] };

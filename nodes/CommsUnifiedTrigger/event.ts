@@ -55,11 +55,12 @@ export function parseEvent(rawBody: Uint8Array | string): ParsedEvent {
 
 /**
  * The item for one event: the fields of its `data` at the top level (so `{{ $json.call_id }}`
- * works), with `event` and `timestamp` beside them. Any other top-level field the sender adds
- * is kept too; `event` and `timestamp` always come from the envelope (a `data` that is not an
- * object stays as `data`).
+ * works), with `event`, `timestamp` and `eventId` (the event's identity, the same for every copy
+ * of it: replay.ts, `eventIdOf`) beside them. Any other top-level field the sender adds is kept
+ * too; `event`, `timestamp` and `eventId` always come from the envelope and the trigger (a `data`
+ * that is not an object stays as `data`).
  */
-export function eventItem(payload: JsonObject): JsonObject {
+export function eventItem(payload: JsonObject, eventId: string): JsonObject {
 	const { data, event, timestamp, ...rest } = payload;
 	const fields =
 		data && typeof data === 'object' && !Array.isArray(data)
@@ -67,6 +68,6 @@ export function eventItem(payload: JsonObject): JsonObject {
 			: data === undefined
 				? {}
 				: { data };
-	const envelope = timestamp === undefined ? { event } : { event, timestamp };
+	const envelope = timestamp === undefined ? { event, eventId } : { event, timestamp, eventId };
 	return { ...envelope, ...rest, ...fields, ...envelope };
 }

@@ -72,6 +72,17 @@ export function checkTimestamp(
 	return { ok: true, atMs };
 }
 
+/** The call or message an event is about, if it names one: `data.call_id`, `data.message_id` or `data.id`. */
+function subjectOf(payload: { data?: unknown }): string | undefined {
+	const data =
+		payload.data && typeof payload.data === 'object'
+			? (payload.data as Record<string, unknown>)
+			: {};
+	return [data.call_id, data.message_id, data.id].find(
+		(value) => typeof value === 'string' && value !== '',
+	) as string | undefined;
+}
+
 /**
  * What makes two deliveries the same event: its name and the id of the call or message it is
  * about (a call completes once); without such an id, the exact bytes. Hashed, so the key is
@@ -81,18 +92,27 @@ export function eventKey(
 	payload: { event?: unknown; data?: unknown },
 	rawBody: Uint8Array | string,
 ): string {
-	const data =
-		payload.data && typeof payload.data === 'object'
-			? (payload.data as Record<string, unknown>)
-			: {};
-	const id = [data.call_id, data.message_id, data.id].find(
-		(value) => typeof value === 'string' && value !== '',
-	) as string | undefined;
+	const id = subjectOf(payload);
 	const hash = createHash('sha256');
 	if (id !== undefined && typeof payload.event === 'string')
 		hash.update(`event\u0000${payload.event}\u0000${id}`);
 	else hash.update('body\u0000').update(rawBody);
 	return hash.digest().subarray(0, 9).toString('base64url');
+}
+
+/**
+ * The same identity as `eventKey`, readable, for the item's `eventId`: the event's name and the
+ * id of the call or message it is about (`call.completed:call_123`); without such an id,
+ * `sha256:` and the hash of the exact bytes. Every copy of one event has the same `eventId`, so a
+ * workflow can drop a copy the trigger could not catch (several webhook processes at once).
+ */
+export function eventIdOf(
+	payload: { event?: unknown; data?: unknown },
+	rawBody: Uint8Array | string,
+): string {
+	const id = subjectOf(payload);
+	if (id !== undefined && typeof payload.event === 'string') return `${payload.event}:${id}`;
+	return `sha256:${createHash('sha256').update(rawBody).digest('hex')}`;
 }
 
 /**

@@ -7,7 +7,6 @@
 import { flush } from '../support/fakeClock';
 import {
 	callIds,
-	latestSentSms,
 	matchCreatedCall,
 	matchSentSms,
 	smsIds,
@@ -343,39 +342,5 @@ describe('LookupGate', () => {
 		first(); // leaving twice changes nothing
 		(await waiting)();
 		expect(second).toBe(true);
-	});
-});
-
-describe('latestSentSms (Skip If Sent Within)', () => {
-	const sms = { phoneDocId: 'pd_main', to: '+447700900123', message: 'See you at 3' };
-	const sent = (id: string, offsetMs: number, overrides: Record<string, unknown> = {}) => ({
-		id,
-		messageId: id,
-		direction: 'sent',
-		toNumber: sms.to,
-		body: sms.message,
-		status: 'delivered',
-		sentAt: at(offsetMs),
-		...overrides,
-	});
-	const page = (...messages: unknown[]) => ({ success: true, messages });
-
-	it('the latest SMS with exactly that text to that recipient inside the window', () => {
-		expect(latestSentSms(page(sent('SM1', 1_000), sent('SM2', 5_000)), sms, T0)).toMatchObject({
-			messageId: 'SM2',
-			to: sms.to,
-			phoneDocId: 'pd_main',
-		});
-	});
-	it('nothing for another text, another recipient, a received SMS, an older or undated one', () => {
-		const others = page(
-			sent('SM1', 1_000, { body: 'See you at 4' }),
-			sent('SM2', 1_000, { toNumber: '+447700900124' }),
-			sent('SM3', 1_000, { direction: 'received' }),
-			sent('SM4', -1_000),
-			sent('SM5', 1_000, { sentAt: 'yesterday' }),
-		);
-		expect(latestSentSms(others, sms, T0)).toBeUndefined();
-		expect(latestSentSms({ success: true }, sms, T0)).toBeUndefined();
 	});
 });

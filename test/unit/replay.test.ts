@@ -5,11 +5,14 @@
  * save the whole object after) with two registries standing for two n8n processes, to show
  * exactly what holds across processes and what does not.
  */
+import { createHash } from 'crypto';
+
 import fc from 'fast-check';
 
 import {
 	bucketEnd,
 	checkTimestamp,
+	eventIdOf,
 	eventKey,
 	KEY_LENGTH,
 	MAX_AHEAD_SECONDS,
@@ -361,5 +364,23 @@ describe('across n8n processes, through static data', () => {
 		const [loadedByOne, loadedByTwo] = [db.load(), db.load()];
 		expect(deliver(new ReplayRegistry(), loadedByOne, A).outcome).toBe('taken');
 		expect(deliver(new ReplayRegistry(), loadedByTwo, A).outcome).toBe('taken');
+	});
+});
+
+describe('eventIdOf', () => {
+	it('names the event and the call or message it is about, the same for every copy however serialised', () => {
+		const completed = { event: 'call.completed', timestamp: 'x', data: { call_id: 'ucall_1' } };
+		expect(eventIdOf(completed, JSON.stringify(completed))).toBe('call.completed:ucall_1');
+		expect(eventIdOf(completed, JSON.stringify(completed, null, 2))).toBe('call.completed:ucall_1');
+		expect(eventIdOf({ event: 'sms.failed', data: { message_id: 'usms_2' } }, '')).toBe(
+			'sms.failed:usms_2',
+		);
+	});
+	it('without such an id, the hash of the exact bytes', () => {
+		const body = '{"event":"email.bounced","data":{}}';
+		expect(eventIdOf(JSON.parse(body), body)).toBe(
+			`sha256:${createHash('sha256').update(body).digest('hex')}`,
+		);
+		expect(eventIdOf(JSON.parse(body), Buffer.from(body))).toBe(eventIdOf(JSON.parse(body), body));
 	});
 });

@@ -46,6 +46,8 @@ function sendSms(texts: string[], { to = TEST_NUMBERS.customer, continueOnFail =
 			phoneDocId: phoneDocId(),
 			to: '={{ $json.to }}',
 			message: '={{ $json.text }}',
+			// Skip If Sent Within off: this test is about the send itself, not the history read before it.
+			options: { skipIfSentWithinMinutes: 0 },
 		},
 		{ continueOnFail },
 	);
@@ -180,6 +182,8 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 				phoneDocId: phoneDocId(),
 				to: '={{ $json.to }}',
 				message: '={{ $json.text }}',
+				// Skip If Sent Within off: this test is about the send itself, not the history read before it.
+				options: { skipIfSentWithinMinutes: 0 },
 			},
 			{ continueOnFail: true },
 		);
@@ -284,6 +288,8 @@ describe('when the node stops on an error (Continue On Fail off)', () => {
 			phoneDocId: phoneDocId(),
 			to: '={{ $json.to }}',
 			message: 'Doors open at 7',
+			// Skip If Sent Within off: this test is about the send itself, not the history read before it.
+			options: { skipIfSentWithinMinutes: 0 },
 		});
 		const result = await runWorkflow(workflow, {
 			credentials: credentials(),
@@ -418,6 +424,8 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 					phoneDocId: { __rl: true, mode: 'id', value: 'pd_1' },
 					to: '+447700900123',
 					message: 'Hello',
+					// Skip If Sent Within off: this test is about the send itself, not the history read before it.
+					options: { skipIfSentWithinMinutes: 0 },
 				},
 				{ continueOnFail },
 			),

@@ -8,18 +8,12 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	callIds,
 	type CallCreate,
-	latestSentSms,
 	matchCreatedCall,
 	matchSentSms,
 	type SmsSend,
 	smsIds,
 } from './recoveryMatching';
-import {
-	accountApiRequest,
-	accountClock,
-	type CommsContext,
-	type RecoveryLookup,
-} from '../transport';
+import { accountApiRequest, type CommsContext, type RecoveryLookup } from '../transport';
 
 /** Records asked for in one look-up: the API's largest page. */
 const PAGE = 200;
@@ -71,26 +65,6 @@ export function sentSmsLookup(body: IDataObject): RecoveryLookup {
 			return matchSentSms(page, sms, window, PAGE);
 		},
 	};
-}
-
-/**
- * The latest SMS sent from that number to that recipient with exactly that text within the
- * last `minutes`, as a send result; undefined when there is none. One GET /v1/sms. The window is
- * on the API's clock, widened by what is not known of it and by the same-moment floor
- * (../transport/serverClock.ts), so an SMS sent `minutes` ago by n8n's clock is always in it.
- */
-export async function recentSentSms(
-	ctx: CommsContext,
-	body: IDataObject,
-	minutes: number,
-	itemIndex: number,
-): Promise<IDataObject | undefined> {
-	const sms = smsOf(body);
-	const clock = await accountClock(ctx);
-	const from = Date.now() - minutes * 60_000;
-	const page = await sentSmsPage(ctx, sms, clock.since(from), itemIndex);
-	// Checked again with what this very answer showed of the API's clock.
-	return latestSentSms(page, sms, clock.since(from));
 }
 
 /** For POST /v1/calls with this body: GET /v1/calls in that mode, for that number and customer, since just before. */

@@ -149,33 +149,6 @@ export function matchSentSms(
 	});
 }
 
-/**
- * The latest SMS in a page of GET /v1/sms that was sent to `sms.to` with exactly `sms.message`
- * at or after `sinceMs` (the page asked for that sender and recipient), in the shape of a send
- * result; undefined when there is none.
- */
-export function latestSentSms(
-	page: unknown,
-	sms: SmsSend,
-	sinceMs: number,
-): IDataObject | undefined {
-	const records = recordsOf(page, 'messages');
-	if (typeof records === 'string') return undefined;
-	let latest: { record: IDataObject; time: number } | undefined;
-	for (const record of records) {
-		if (
-			(record.direction !== undefined && record.direction !== 'sent') ||
-			record.toNumber !== sms.to ||
-			record.body !== sms.message
-		)
-			continue;
-		const time = timeOf(record, ['sentAt', 'createdAt']);
-		if (time === undefined || time < sinceMs) continue;
-		if (!latest || time > latest.time) latest = { record, time };
-	}
-	return latest && sendResultOf(latest.record, sms);
-}
-
 /** The record as the send result the API would have returned. */
 function sendResultOf(record: IDataObject, sms: SmsSend): IDataObject {
 	const result: IDataObject = {

@@ -12,12 +12,12 @@ import { log } from '../rig/proc.ts';
 import { executionsByWorker } from '../rig/queue-processes.ts';
 import type { Json } from '../rig/types.ts';
 import type { QueueRun } from './start.ts';
-import { CAP_WAIT_COLLECT, CAP_WAIT_HOOK } from './workflows.ts';
+import { CAP_WAIT_COLLECT, HOOKS } from './workflows.ts';
 
 export async function capAcrossWaitScenario(run: QueueRun): Promise<Json> {
 	const { sandbox, reader, workers, webhookProc, workflows } = run;
 	const workflowId = workflows.capAcrossWait.id!;
-	const answer = await post(`${webhookProc.url}/webhook/${CAP_WAIT_HOOK}`, '{}');
+	const answer = await post(`${webhookProc.url}/webhook/${HOOKS.capWait}`, '{}');
 	if (answer.status !== 200) return { problems: [`the webhook answered ${answer.status}`] };
 	const waiting = await waitFor(
 		'the execution to wait',

@@ -1,23 +1,34 @@
 // Real n8n 2.41 in queue mode, end to end (`npm run test:queue`; `npm run build` first).
 //
-// Redis (Debian's redis-server, loopback, no persistence), the sandbox in this process, and n8n
-// from the cache the e2e run installs, in queue mode from one user folder and one SQLite
-// database: a main, two workers and one webhook process, started together (start.ts).
-// Scenarios (figures printed and written to bench/results.json under "queueMode"):
-//   1. Account across workers (scenarios.ts, bursts.ts): two executions of 600 Comms Account SMS Sends on one
-//      key, started together through the webhook process and run by the two workers, against
-//      the sandbox at 600 per 60 s with no Retry-After and ~20 ms latency: 0 failed items,
-//      0 duplicates, first-to-last-accepted within 1.10 of the least the limit allows, 429s
-//      under 5% of the sends, both workers used.
-//   2. Unified on one service: the same with Comms Unified SMS (100 a minute per key), two
-//      executions of 100 on the test key, at the same time as 1.
-//   3. Webhook trigger (webhook-trigger.ts): signed events at the webhook process run on the
+// Redis (Debian's redis-server, loopback, no persistence), a throw-away PostgreSQL cluster
+// (Debian's postgresql: every n8n process on one database, as n8n supports queue mode), the
+// sandbox in this process, and n8n from the cache the e2e run installs, in queue mode from one
+// user folder: a main, four workers (concurrency 5) and two webhook processes, started together
+// (start.ts). Scenarios (figures printed and written to bench/results.json under "queueMode"):
+// In the order they run: 5, then 1 to 4 while n8n takes its time to fail 5's execution, then 6
+// and 7 together.
+//   1. Account SMS on one key across the workers (scenarios.ts, bursts.ts): 4 executions of 300 to
+//      100 recipients each (one per worker) and 2 of 300 to one recipient (on two workers), at
+//      once, against the sandbox at 600 per 60 s with no Retry-After and ~20 ms latency: 0 failed
+//      items, 0 duplicates, first-to-last-accepted within 1.10 of the least the limit allows at
+//      the pace the first window went out (the bare ratio reported beside it), 429s under 5%.
+//   2. Unified on one service: two executions of 100 Comms Unified SMS on the test key, at the
+//      same time as 1.
+//   3. Webhook trigger (webhook-trigger.ts): signed events at a webhook process run on the
 //      workers; forged ones get 401; repeats (also three at once, and one at the main) run once.
-//   4. SMS trigger (sms-trigger.ts; QUEUE_SMS=0 skips it): polls only on the main; a graceful
+//   4. Two webhook processes (webhook-processes.ts): 10 signed events each posted to both at the
+//      same moment, and 3 posted to one and 2 s later to the other; a repeat 2 s later starts
+//      nothing, and after the recipe (dedupe-recipe.ts: n8n's Redis and If nodes on the
+//      trigger's eventId) every event reaches the workflow once.
+//   5. A worker killed mid-send (killed-worker.ts), on a second key: SIGKILL to the worker running
+//      300 SMS Sends after about 80 (another worker takes its place), n8n's failure, the editor's
+//      Retry (REST), the workflow run again: each SMS accepted once in all, the run again skipping
+//      what went and saying so.
+//   6. SMS trigger (sms-trigger.ts; QUEUE_SMS=0 skips it): polls only on the main; a graceful
 //      restart of the main during a burst of inbound SMS loses and repeats nothing.
-//   5. Spending Cap across a Wait (cap-across-wait.ts): an execution parked by a 70 s Wait is
-//      resumed by the other worker (the one that ran it is stopped); the cap still counts what
-//      was spent before the Wait.
+//   7. Spending Cap across a Wait (cap-across-wait.ts): an execution parked by a 70 s Wait is
+//      resumed by another worker (the one that ran it is stopped); the cap still counts what was
+//      spent before the Wait.
 // Prints `test:queue: N passed, N failed` last and exits non-zero on any failure.
 
 import fs from 'node:fs';
@@ -27,13 +38,13 @@ import { ensureN8n, N8N_VERSION } from '../rig/n8n-install.ts';
 import { E2eError, log } from '../rig/proc.ts';
 import { writeResults } from './results.ts';
 import {
-	burstsAndWebhook,
-	capAcrossWait,
-	smsTrigger,
+	burstsAndWebhooks,
+	killedWorker,
+	smsTriggerAndCap,
 	type Figures,
 	type Outcome,
 } from './scenarios.ts';
-import { round, RUN_SMS, TIMEOUT_MS } from './settings.ts';
+import { round, TIMEOUT_MS, WEBHOOK_PROCESSES, WORKER_CONCURRENCY, WORKERS } from './settings.ts';
 import { startQueueMode, type Started } from './start.ts';
 
 async function main(): Promise<void> {
@@ -42,8 +53,7 @@ async function main(): Promise<void> {
 	const figures: Figures = {
 		measuredAt: new Date().toISOString(),
 		n8nVersion: N8N_VERSION,
-		setup:
-			'n8n in queue mode: main (n8n start) + 2 n8n worker (concurrency 10) + 1 n8n webhook, Redis (Debian redis-server, loopback, no persistence), one SQLite database (WAL); the sandbox in the test process on loopback',
+		setup: `n8n in queue mode: main (n8n start) + ${WORKERS} n8n worker (concurrency ${WORKER_CONCURRENCY}) + ${WEBHOOK_PROCESSES} n8n webhook, Redis (Debian redis-server, loopback, no persistence), one PostgreSQL database (Debian postgresql, a throw-away cluster on loopback); the sandbox in the test process on loopback`,
 		machine: { cpus: os.cpus().length, platform: `${process.platform}-${process.arch}` },
 	};
 	const n8n = await ensureN8n();
@@ -60,10 +70,10 @@ async function main(): Promise<void> {
 	try {
 		const run = await startQueueMode(n8n, tempRoot, logDir, started);
 		Object.assign(figures, run.figures);
-		await burstsAndWebhook(run, figures, outcomes);
-		if (RUN_SMS) await smsTrigger(run, n8n, logDir, figures, outcomes);
-		else figures.smsTrigger = { skipped: 'QUEUE_SMS=0' };
-		await capAcrossWait(run, figures, outcomes);
+		const killed = await killedWorker(run, figures, outcomes);
+		await burstsAndWebhooks(run, figures, outcomes);
+		await killed.finished;
+		await smsTriggerAndCap(run, figures, outcomes);
 		started.processes.push(run.main);
 	} catch (error) {
 		outcomes.push({ name: 'queue-mode run', problems: [error.message] });
@@ -73,6 +83,7 @@ async function main(): Promise<void> {
 	} finally {
 		await Promise.all(started.processes.map((p) => p.stop(20000).catch(() => {})));
 		if (started.redis) await started.redis.stop().catch(() => {});
+		if (started.postgres) await started.postgres.stop().catch(() => {});
 		if (started.sandbox) {
 			await started.sandbox.collector?.stop().catch(() => {});
 			await started.sandbox.stop().catch(() => {});

@@ -1,7 +1,8 @@
 // Brings queue mode up for `npm run test:queue`: the package installed as n8n installs it, the
-// sandbox (its limits set for the bursts) and Redis started together, credentials and workflows
-// imported and published, then a main, two workers and one webhook process started together
-// from one user folder and one SQLite database. Also the restart of the main scenario 4 needs.
+// sandbox (its limits set for the bursts), Redis and a throw-away PostgreSQL started together,
+// credentials and workflows imported and published, then a main, the workers and the webhook
+// processes started together from one user folder and one PostgreSQL database. Also the restart
+// of the main the SMS trigger's scenario needs.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,12 +15,21 @@ import { importIntoN8n, n8nId, publishWorkflows } from '../rig/n8n-import.ts';
 import type { N8nInstall } from '../rig/n8n-install.ts';
 import { ownerSession, waitForProductionWebhook } from '../rig/n8n-server.ts';
 import { packPackage } from '../rig/pack-package.ts';
+import { postgresEnvironment, startPostgres, type Postgres } from '../rig/postgres.ts';
 import { log } from '../rig/proc.ts';
 import * as rig from '../rig/queue-processes.ts';
+import type { Workflow } from '../rig/types.ts';
 import { startQueueSandbox } from './sandbox.ts';
-import { DURABLE_CURSORS, round, RUN_SMS } from './settings.ts';
+import {
+	DURABLE_CURSORS,
+	round,
+	RUN_SMS,
+	WEBHOOK_PROCESSES,
+	WORKER_CONCURRENCY,
+	WORKERS,
+} from './settings.ts';
 import type { Lifetime } from './sms-polls.ts';
-import { CAP_WAIT_HOOK, credentialsFor, workflowsFor } from './workflows.ts';
+import { credentialsFor, HOOKS, workflowsFor } from './workflows.ts';
 
 /** What is up, for the scenarios and the clean-up (`stopAll`). */
 export interface QueueRun {
@@ -30,17 +40,46 @@ export interface QueueRun {
 	mainPort: number;
 	main: rig.QueueProcess;
 	workers: rig.QueueProcess[];
+	/** The webhook processes; the first takes the bursts. */
+	webhookProcs: rig.QueueProcess[];
 	webhookProc: rig.QueueProcess;
 	lifetimes: Lifetime[];
 	reader: ReturnType<typeof executionReader>;
-	figures: { redisVersion: string; durablePollCursors: boolean; startSeconds: number };
+	/** What to stop at the end: a worker started again is added here. */
+	started: Started;
+	n8n: N8nInstall;
+	logDir: string;
+	tempRoot: string;
+	packed: Awaited<ReturnType<typeof packPackage>>;
+	figures: {
+		redisVersion: string;
+		postgresVersion: string;
+		durablePollCursors: boolean;
+		startSeconds: number;
+		publishSeconds: number;
+	};
 }
 
 /** Everything started so far, so that a failure half-way can still stop it. */
 export interface Started {
 	sandbox?: CommsSandbox;
 	redis?: rig.Redis;
+	postgres?: Postgres;
 	processes: rig.QueueProcess[];
+}
+
+/**
+ * `n8n publish:workflow` for each workflow, a few at a time: each boots n8n (several seconds,
+ * most of it loading), and PostgreSQL takes them side by side.
+ */
+async function publishAll(n8n: N8nInstall, env: NodeJS.ProcessEnv, workflows: Workflow[]) {
+	const queue = [...workflows];
+	await Promise.all(
+		Array.from({ length: 3 }, async () => {
+			for (let next = queue.shift(); next; next = queue.shift())
+				await publishWorkflows(n8n, env, [next]);
+		}),
+	);
 }
 
 export async function startQueueMode(
@@ -51,31 +90,39 @@ export async function startQueueMode(
 ): Promise<QueueRun> {
 	const userFolder = path.join(tempRoot, 'user');
 	fs.mkdirSync(userFolder);
-	const baseEnv = await n8nEnvironment(n8n, userFolder);
 	const packed = await packPackage(REPO, tempRoot);
-	const [, redis, sandbox] = await Promise.all([
+	const [, redis, sandbox, postgres] = await Promise.all([
 		installCommunityPackage(packed, userFolder, n8n),
 		rig.startRedis(logDir),
 		startQueueSandbox(),
+		startPostgres(logDir),
 	]);
 	started.redis = redis;
 	started.sandbox = sandbox;
+	started.postgres = postgres;
+	// Every n8n process and command of the run on the one PostgreSQL database.
+	const baseEnv: NodeJS.ProcessEnv = {
+		...(await n8nEnvironment(n8n, userFolder)),
+		...postgresEnvironment(postgres),
+	};
 
 	// -- Credentials and workflows (imported, then published before start) --------------
-	const credentials = credentialsFor(sandbox);
+	const credentials = credentialsFor(sandbox, redis);
 	const workflows = workflowsFor(sandbox, credentials);
 	for (const workflow of Object.values(workflows)) workflow.id = n8nId();
 	await importIntoN8n(n8n, baseEnv, tempRoot, {
 		credentials: Object.values(credentials),
 		workflows: Object.values(workflows).map(({ webhookId: _webhookId, ...w }) => w),
 	});
-	await publishWorkflows(
+	const publishBegan = Date.now();
+	await publishAll(
 		n8n,
 		baseEnv,
 		Object.values(workflows).filter((w) => RUN_SMS || w !== workflows.smsTrigger),
 	);
+	const publishSeconds = round((Date.now() - publishBegan) / 1000, 1);
 
-	// -- n8n in queue mode: main, two workers, one webhook process, together -------------
+	// -- n8n in queue mode: a main, the workers and the webhook processes, together -------
 	const queueEnv = {
 		...rig.queueEnvironment(baseEnv, redis),
 		...(DURABLE_CURSORS ? DURABLE_POLL_ENV : {}),
@@ -85,23 +132,37 @@ export async function startQueueMode(
 	const mainPort = Number(baseEnv.N8N_PORT);
 	await uniquePort(mainPort, baseEnv.N8N_RUNNERS_BROKER_PORT);
 	const startBegan = Date.now();
-	const [mainProc, worker1, worker2, webhookProc] = await Promise.all([
+	const [mainProc, ...others] = await Promise.all([
 		rig.startQueueProcess(n8n, queueEnv, { role: 'main', label: 'main', logDir, port: mainPort }),
-		rig.startQueueProcess(n8n, queueEnv, { role: 'worker', label: 'worker-1', logDir }),
-		rig.startQueueProcess(n8n, queueEnv, { role: 'worker', label: 'worker-2', logDir }),
-		rig.startQueueProcess(n8n, queueEnv, { role: 'webhook', label: 'webhook', logDir }),
+		...Array.from({ length: WORKERS }, (_, i) =>
+			rig.startQueueProcess(n8n, queueEnv, {
+				role: 'worker',
+				label: `worker-${i + 1}`,
+				logDir,
+				concurrency: WORKER_CONCURRENCY,
+			}),
+		),
+		...Array.from({ length: WEBHOOK_PROCESSES }, (_, i) =>
+			rig.startQueueProcess(n8n, queueEnv, { role: 'webhook', label: `webhook-${i + 1}`, logDir }),
+		),
 	]);
-	// Each main's lifetime, from spawn to SIGTERM (scenario 4 counts polls in each).
+	const workers = others.slice(0, WORKERS);
+	const webhookProcs = others.slice(WORKERS);
+	// Each main's lifetime, from spawn to SIGTERM (the SMS trigger's scenario counts polls in each).
 	const lifetimes: Lifetime[] = [{ from: startBegan, to: null }];
-	started.processes.push(worker1, worker2, webhookProc);
+	started.processes.push(...others);
 	const startSeconds = round((Date.now() - startBegan) / 1000, 1);
-	log(`queue mode up in ${startSeconds}s (4 n8n processes started together)`);
+	log(
+		`queue mode up in ${startSeconds}s (${1 + others.length} n8n processes started together: a main, ${WORKERS} workers, ${WEBHOOK_PROCESSES} webhook processes)`,
+	);
 	// A restarted main listens on the same port.
 	const reader = executionReader(n8n, () => mainProc.url!);
 	await ownerSession(mainProc.url!);
 	await Promise.all(
-		['queue-account', 'queue-unified', CAP_WAIT_HOOK].map((hookPath) =>
-			waitForProductionWebhook(`${webhookProc.url}/webhook/${hookPath}`, 90000),
+		webhookProcs.flatMap((proc) =>
+			[HOOKS.many, HOOKS.one, HOOKS.unified, HOOKS.killed, HOOKS.capWait].map((hookPath) =>
+				waitForProductionWebhook(`${proc.url}/webhook/${hookPath}`, 90000),
+			),
 		),
 	);
 	return {
@@ -111,11 +172,23 @@ export async function startQueueMode(
 		queueEnv,
 		mainPort,
 		main: mainProc,
-		workers: [worker1, worker2],
-		webhookProc,
+		workers,
+		webhookProcs,
+		webhookProc: webhookProcs[0],
 		lifetimes,
 		reader,
-		figures: { redisVersion: redis.version, durablePollCursors: DURABLE_CURSORS, startSeconds },
+		started,
+		n8n,
+		logDir,
+		tempRoot,
+		packed,
+		figures: {
+			redisVersion: redis.version,
+			postgresVersion: postgres.version,
+			durablePollCursors: DURABLE_CURSORS,
+			startSeconds,
+			publishSeconds,
+		},
 	};
 }
 
@@ -135,4 +208,31 @@ export async function restartMain(run: QueueRun, n8n: N8nInstall, logDir: string
 	});
 	run.reader.reset();
 	return { stopSeconds, startSeconds: run.main.startSeconds, exit };
+}
+
+/**
+ * A worker in place of one that was killed, as a restarted container is: the same settings, a new
+ * label, and an n8n folder of its own with the package installed (the killed worker's folder,
+ * shared here by every process, holds its event log, which a process starting on it reads to
+ * mark the killed execution crashed at once; a new container has none).
+ */
+export async function replaceWorker(
+	run: QueueRun,
+	gone: rig.QueueProcess,
+): Promise<rig.QueueProcess> {
+	run.workers = run.workers.filter((worker) => worker !== gone);
+	const label = `${gone.label}b`;
+	const userFolder = path.join(run.tempRoot, `user-${label}`);
+	fs.mkdirSync(userFolder);
+	await installCommunityPackage(run.packed, userFolder, run.n8n);
+	const worker = await rig.startQueueProcess(run.n8n, run.queueEnv, {
+		role: 'worker',
+		label,
+		logDir: run.logDir,
+		concurrency: WORKER_CONCURRENCY,
+		extraEnv: { N8N_USER_FOLDER: userFolder },
+	});
+	run.workers.push(worker);
+	run.started.processes.push(worker);
+	return worker;
 }

@@ -60,6 +60,8 @@ export interface LoggedProcess {
 	exited(): Exit | null;
 	waitExit(): Promise<Exit>;
 	stop(graceMs?: number): Promise<Exit>;
+	/** Signals the whole process group at once (SIGKILL: as an out-of-memory kill does). */
+	kill(signal: NodeJS.Signals): void;
 }
 
 export interface StartOptions {
@@ -124,6 +126,7 @@ export function startLogged(
 				.join('\n'),
 		exited: () => exit,
 		waitExit: () => exitPromise,
+		kill: (signal) => killTree(child, signal),
 		/** SIGTERM to the group, SIGKILL after graceMs; resolves when it has exited. */
 		async stop(graceMs = 15000) {
 			if (exit) return exit;

@@ -1,6 +1,6 @@
 // The queue-mode rig for `npm run test:queue` (test/e2e/queue/run.ts): Redis on a loopback port
-// and n8n 2.41 in queue mode from one user folder and one SQLite database: a main
-// (`n8n start`), two `n8n worker` processes and one `n8n webhook` process, each a logged process
+// and n8n 2.41 in queue mode from one user folder and one database (PostgreSQL, postgres.ts): a
+// main (`n8n start`), `n8n worker` processes and `n8n webhook` processes, each a logged process
 // (logged-process.ts), so a check can read which worker ran which execution. Generic: nothing
 // here knows the Comms API.
 
@@ -71,7 +71,8 @@ export async function startRedis(logDir?: string): Promise<Redis> {
 
 /**
  * The environment every queue-mode process shares: the e2e environment (same user folder,
- * SQLite database and encryption key) plus queue mode on the given Redis.
+ * database and encryption key: `baseEnv` carries the database's settings) plus queue mode on
+ * the given Redis.
  */
 export function queueEnvironment(
 	baseEnv: NodeJS.ProcessEnv,
@@ -82,9 +83,6 @@ export function queueEnvironment(
 		EXECUTIONS_MODE: 'queue',
 		QUEUE_BULL_REDIS_HOST: redis.host,
 		QUEUE_BULL_REDIS_PORT: String(redis.port),
-		// One SQLite file for every process: n8n 2.x's pooled SQLite driver (the default,
-		// DB_SQLITE_POOL_SIZE 3) opens it in WAL mode; n8n warns that scaling mode with SQLite
-		// is not officially supported and runs.
 	};
 }
 
@@ -99,6 +97,8 @@ export interface QueueProcessOptions {
 	label: string;
 	logDir?: string;
 	port?: number | string;
+	/** A worker's `--concurrency` (10 unless QUEUE_WORKER_CONCURRENCY says otherwise). */
+	concurrency?: number;
 	extraEnv?: NodeJS.ProcessEnv;
 }
 
@@ -113,7 +113,7 @@ export interface QueueProcess extends LoggedProcess {
 export async function startQueueProcess(
 	n8n: N8nInstall,
 	queueEnv: NodeJS.ProcessEnv,
-	{ role, label, logDir, port, extraEnv = {} }: QueueProcessOptions,
+	{ role, label, logDir, port, concurrency, extraEnv = {} }: QueueProcessOptions,
 ): Promise<QueueProcess> {
 	const env: NodeJS.ProcessEnv = {
 		...queueEnv,
@@ -129,7 +129,7 @@ export async function startQueueProcess(
 			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
 			QUEUE_HEALTH_CHECK_PORT: String(healthPort),
 		});
-		args = ['worker', `--concurrency=${process.env.QUEUE_WORKER_CONCURRENCY || 10}`];
+		args = ['worker', `--concurrency=${process.env.QUEUE_WORKER_CONCURRENCY || concurrency || 10}`];
 		healthUrl = `http://127.0.0.1:${healthPort}/healthz/readiness`;
 	} else {
 		env.N8N_PORT = String(port || (await uniquePort()));

@@ -2,7 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/runtime/operation';
-import { recentSentSms, sentSmsLookup } from '../../../shared/account/recoveryLookups';
+import { skippedOutput } from '../../../shared/account/earlierSms';
+import { findEarlierSms, noteSmsToSend } from '../../../shared/account/earlierSmsReads';
+import { sentSmsLookup } from '../../../shared/account/recoveryLookups';
 import { accountApiRequest, withOutcome } from '../../../shared/transport';
 import {
 	defaultCountryOption,
@@ -33,14 +35,16 @@ const maxSegmentsAccountOption = maxSegmentsOption({
 	charge: "each uses the plan's SMS credits as one SMS",
 });
 
+/** Skip If Sent Within's window when the option is not set: on by default (see docs/decisions.md). */
+export const DEFAULT_SKIP_MINUTES = 60;
+
 const skipIfSentWithinOption: INodeProperties = {
 	displayName: 'Skip If Sent Within (Minutes)',
 	name: 'skipIfSentWithinMinutes',
 	type: 'number',
 	typeOptions: { minValue: 0 },
-	default: 0,
-	description:
-		'Before sending, look in the SMS history for an SMS from this number to the same recipient with exactly this text, sent within this many minutes. If there is one, output it with "skipped" true and send nothing, so running a failed execution again does not resend what already went. Costs one history request per item. 0: off.',
+	default: DEFAULT_SKIP_MINUTES,
+	description: `Before sending, look in the SMS history for an SMS from this number to the same recipient with exactly this text, sent in this many minutes before this execution's first SMS Send. If there is one, output it with "skipped" true and send nothing, so running a workflow again after a run that was cut short (a crash, a failed execution) sends only what did not go. Each earlier SMS stands for one item, and what this execution sends itself never counts. On by default (${DEFAULT_SKIP_MINUTES} minutes, even without this option); one history request per node run. 0: off, for a workflow that sends the same text to the same person again on purpose.`,
 };
 
 export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send', [
@@ -126,10 +130,10 @@ export async function sendSms(
 	};
 }
 
-/** Skip If Sent Within (Minutes) of an item: 0 when off. */
+/** Skip If Sent Within (Minutes) of an item: 0 when off, the default when not set. */
 function skipWithinMinutes(ctx: IExecuteFunctions, i: number): number {
 	const value = options(ctx, i).skipIfSentWithinMinutes;
-	if (value === undefined || value === null || value === '') return 0;
+	if (value === undefined || value === null || value === '') return DEFAULT_SKIP_MINUTES;
 	const minutes = typeof value === 'number' ? value : Number(String(value).trim());
 	if (!Number.isFinite(minutes) || minutes < 0)
 		throw new NodeOperationError(
@@ -140,33 +144,38 @@ function skipWithinMinutes(ctx: IExecuteFunctions, i: number): number {
 	return minutes;
 }
 
+const smsOf = (body: IDataObject) => ({
+	phoneDocId: String(body.phoneDocId),
+	to: String(body.to),
+	message: String(body.message),
+});
+
 export const smsSend: Operation<{ body: IDataObject; skipWithinMinutes: number }> = {
 	prepare(i) {
-		return { body: prepareSms(this, i), skipWithinMinutes: skipWithinMinutes(this, i) };
+		const prepared = { body: prepareSms(this, i), skipWithinMinutes: skipWithinMinutes(this, i) };
+		if (prepared.skipWithinMinutes > 0) noteSmsToSend(this, smsOf(prepared.body));
+		return prepared;
 	},
 	// Several SMS to one person leave in item order (and so arrive in it, as far as the network keeps it).
 	sequenceKey: ({ body }) => String(body.to),
 	carriesOutOnce: true,
 	describe: ({ body }) => `SMS to ${String(body.to)}`,
 	async run({ body, skipWithinMinutes }, i) {
-		if (skipWithinMinutes > 0) {
-			const earlier = await recentSentSms(this, body, skipWithinMinutes, i).catch(
-				(error: unknown) => {
-					// The history could not be read, so the SMS was not sent.
-					throw withOutcome(error, 'notSent');
-				},
-			);
-			if (earlier)
-				return {
-					...withoutSuccess(earlier),
-					segmentsUsed:
-						typeof earlier.segmentsUsed === 'number'
-							? earlier.segmentsUsed
-							: smsSegments(body.message as string),
-					skipped: true,
-					skippedBecause: `An SMS with this text was sent from this number to ${String(body.to)}${earlier.sentAt ? ` at ${String(earlier.sentAt)}` : ''}, within the last ${skipWithinMinutes} minutes (Skip If Sent Within). Nothing was sent.`,
-				};
-		}
-		return await sendSms(this, body, i);
+		if (skipWithinMinutes <= 0) return await sendSms(this, body, i);
+		const sms = smsOf(body);
+		const earlier = await findEarlierSms(this, sms, skipWithinMinutes, i).catch(
+			(error: unknown) => {
+				// The history could not be read, so the SMS was not sent.
+				throw withOutcome(error, 'notSent');
+			},
+		);
+		if (earlier.record)
+			return skippedOutput(earlier.record, sms, skipWithinMinutes, smsSegments(sms.message));
+		const sent = await sendSms(this, body, i);
+		if (!earlier.unchecked) return sent;
+		return {
+			...sent,
+			skipCheck: `Sent without a full check: ${earlier.unchecked} (Skip If Sent Within looked for an earlier SMS to ${sms.to} with this text and found none among those it could read).`,
+		};
 	},
 };

@@ -10,11 +10,13 @@ import {
 	moneySettings,
 	sendEnvelope,
 	spendingCapOption,
+	noHistoryNotice,
 } from '../../envelope';
 import { emailAddress } from '../../inputs';
 import { priceOf } from '../../pricing';
 
 export const emailSendDescription: INodeProperties[] = forOperation('email', 'send', [
+	noHistoryNotice,
 	{
 		displayName: 'To',
 		name: 'to',

@@ -18,6 +18,7 @@ import {
 	moneySettings,
 	sendEnvelope,
 	spendingCapOption,
+	noHistoryNotice,
 } from '../../envelope';
 import { optionalPhoneNumber } from '../../inputs';
 import { formatPence, priceOf, PRICES, toUnits } from '../../pricing';
@@ -32,6 +33,7 @@ export const segmentsCost = (segments: number) =>
 	`${formatPence(toUnits(PRICES.smsPerMessage * segments))} with a live key (${PRICES.smsPerMessage}p an SMS)`;
 
 export const smsSendDescription: INodeProperties[] = forOperation('sms', 'send', [
+	noHistoryNotice,
 	toParameter('The mobile number to text.'),
 	{
 		displayName: 'Message',

@@ -20,6 +20,7 @@ import {
 	moneySettings,
 	sendEnvelope,
 	spendingCapOption,
+	noHistoryNotice,
 } from '../../envelope';
 import { optionalPhoneNumber, optionalWebhookUrl } from '../../inputs';
 import { priceOf } from '../../pricing';
@@ -51,6 +52,7 @@ function voiceOf(ctx: IExecuteFunctions, i: number): string {
 }
 
 export const voiceMakeCallDescription: INodeProperties[] = forOperation('voice', 'makeCall', [
+	noHistoryNotice,
 	toParameter('The number to call.'),
 	{
 		displayName: 'Message',
