@@ -394,7 +394,6 @@ async function run(scenario: Scenario): Promise<RunResult> {
 			accountRecordTimes(
 				(event === 'callEnded' ? { calls: records } : { messages: records }) as IDataObject,
 			),
-			wall(),
 		);
 	const apiNow = () => apiNowEstimate(wall(), bounds());
 	let stored: string | undefined;

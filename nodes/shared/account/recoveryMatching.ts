@@ -52,11 +52,13 @@ function recordsOf(page: unknown, listKey: string): IDataObject[] | string {
 }
 
 /**
- * Decides from the candidates: records that match the request, are recent enough and are not
- * another item's. `unsure`: records that match but whose time cannot be read. Of the candidates,
- * one made once the request had been sent (from `window.madeAfterMs` on) is the request's; one
- * stamped before that, where the API's clock is not known well enough to tell it from an earlier
- * identical record, is neither taken nor ruled out: with no other, the history cannot tell.
+ * Decides from the candidates: records that match the request, are stamped where its record can
+ * be whatever the API's clock (from `window.sinceMs` on) and are not another item's. None, on a
+ * page that holds all there is: absent. `unsure`: records that match but whose time cannot be
+ * read. Of the candidates, one made once the request had been sent (from `window.madeAfterMs` on,
+ * as what was measured of the clock tells) is the request's; one stamped before that, where the
+ * API's clock is not known well enough to tell it from an earlier identical record (or stepped),
+ * is neither taken nor ruled out: with no other, the history cannot tell.
  */
 function decide(
 	matching: IDataObject[],
@@ -70,7 +72,7 @@ function decide(
 	}: {
 		/** The record's fields that date it, in order of preference. */
 		timeFields: string[];
-		/** Only records made since `sinceMs` can be this item's (read now: after the request). */
+		/** Where this item's record can be, and from when it is told for this item's (read now: after the request). */
 		window: LookupWindow;
 		full: boolean;
 		ids: (record: IDataObject) => string[];

@@ -20,16 +20,21 @@ export type LookupResult =
 
 /**
  * Where in time to look, and which records other items of this execution already own. The times
- * are on the API's clock, sized by what is known of it when they are read (serverClock.ts): read
- * them after the look-up's request, so that what its answer showed of the clock counts.
+ * are on the API's clock (serverClock.ts).
  */
 export interface LookupWindow {
-	/** Records stamped before this instant (epoch ms, the API's clock) are not the request's. */
+	/**
+	 * Where the look-up reads from (epoch ms, the API's clock): every moment the request's record
+	 * can carry, whatever the API's clock is (it may have stepped, or be another server's), and
+	 * whatever was measured of it. Nothing matching from here on is proof that it was not made.
+	 */
 	readonly sinceMs: number;
 	/**
 	 * Records stamped at or after this were made once the request had been sent (within the same
-	 * moment); one stamped between `sinceMs` and this may be an earlier identical one, which the
-	 * history cannot tell from the request's own.
+	 * moment), as far as what was measured of the API's clock tells; one stamped between `sinceMs`
+	 * and this may be an earlier identical one, which the history cannot tell from the request's
+	 * own. Sized by what is known when it is read: read it after the look-up's request, so that
+	 * what its answer showed of the clock counts.
 	 */
 	readonly madeAfterMs: number;
 	isClaimed(ids: string[]): boolean;

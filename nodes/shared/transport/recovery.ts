@@ -26,13 +26,12 @@ async function lookUp(
 	const lookup = attempt.recoveryLookup!;
 	const leave = await gate.enter(gateKey, 'lookUp');
 	try {
-		// On the API's clock as the records it has returned show it, read when asked: the look-up's
-		// own answer counts (serverClock.ts).
+		// Read from every moment its record can carry, whatever the API's clock; which record is its
+		// own is told by what is measured of that clock, read when asked: the look-up's own answer
+		// counts (serverClock.ts).
 		const clock = apiClockOf(connection.scope);
 		const window = {
-			get sinceMs() {
-				return clock.since(firstSentWallMs);
-			},
+			sinceMs: clock.since(firstSentWallMs),
 			get madeAfterMs() {
 				return clock.madeAfter(firstSentWallMs);
 			},

@@ -45,8 +45,7 @@ function learnClock(
 	const { profile } = attempt;
 	if (attempt.method !== 'GET' && profile.createdIds)
 		apiClocks.madeRecord(connection.scope, profile.createdIds(body), sentMs, receivedMs);
-	if (profile.recordTimes)
-		apiClocks.readRecords(connection.scope, profile.recordTimes(body), receivedMs);
+	if (profile.recordTimes) apiClocks.readRecords(connection.scope, profile.recordTimes(body));
 }
 
 /** n8n's error for anything thrown on the way (a cancelled wait, say), as the scanner requires. */

@@ -4,22 +4,27 @@
  * write its own: nginx replaces it on every answer).
  *
  * What is known is kept per key and address (the pacing scope) as bounds on the offset, the API's
- * clock minus n8n's, in both directions:
- * - a record this process made (a write's answer names it) and a read later returns: the API
- *   stamped it between the write's start and its answer, so the offset lies between its time less
- *   the answer's arrival and its time less the start (two-sided; a time on a whole second may
- *   have been written in whole seconds, up to a second early);
- * - the newest record a read returns was stamped before the answer left the API, so the offset is
- *   at least its time less the answer's arrival (one-sided; a record dated ahead of n8n's clock is
- *   not taken as proof that the API's clock is ahead: a misdated record would then hide the
- *   records after it, so that needs a record the node made).
- * Newer evidence wins over older evidence it contradicts (the API's clock was set again), and
- * evidence is believed for an hour.
+ * clock minus n8n's, in both directions: a record this process made (a write's answer names it)
+ * and a read later returns was stamped between the write's start and its answer, so the offset
+ * lay between its time less the answer's arrival and its time less the start (a time on a whole
+ * second may have been written in whole seconds, up to a second early). Nothing else is taken as
+ * a measurement: the newest record of a read says nothing of the clock now if the clock stepped
+ * back since it was stamped, or another server behind the same address stamped it. Newer evidence
+ * wins over older evidence it contradicts (the clock was set again, or another server answered),
+ * and evidence is believed for an hour.
  *
- * Every time window on the API's records is sized from those bounds, in both directions, with a
- * floor for "the same moment" (`SAME_MOMENT_MS`); a side nothing has measured is taken as wide as
- * any API's clock may plausibly be off (`UNMEASURED_SKEW_MS`). A small offset is never taken for
- * none. docs/decisions.md says why these numbers.
+ * The API's clock can step (an NTP correction, a restart) and can differ between its servers, so
+ * what is measured is never what a decision to send, or to drop an event, rests on:
+ * - Where a history is read from (`since`): every moment a record made after n8n's instant can
+ *   carry under any clock the API may have, as far as `UNMEASURED_SKEW_MS` behind n8n's (further
+ *   where a record the node made showed it further behind), less the same-moment floor, whatever
+ *   was measured. A look-up that finds nothing there has proof of absence.
+ * - Which record is a send's own (`madeAfter`): what was measured sharpens it, with the floor for
+ *   "the same moment"; where it cannot tell (a match stamped before, an identical earlier record,
+ *   a clock that stepped) the outcome stays unknown, and nothing is sent again.
+ * - The trigger's "now" (`now`): an estimate, off by as much as the clock stepped, within the
+ *   minute the trigger tolerates.
+ * docs/decisions.md says why these numbers.
  */
 import { ACCOUNT_CREDENTIAL, type CommsContext, getConnection } from './connection';
 
@@ -60,7 +65,7 @@ export interface RecordTime {
 interface Evidence {
 	lowMs: number;
 	highMs: number;
-	/** When it was measured (n8n's clock). */
+	/** When the clock was as measured (n8n's clock): when the record was made, not when it was read. */
 	atMs: number;
 }
 
@@ -81,30 +86,33 @@ export class ApiClocks {
 		}
 	}
 
-	/** A read answered at `receivedMs` (n8n's clock) returned these records. */
-	readRecords(scope: string, records: RecordTime[], receivedMs: number): void {
-		let newest = -Infinity;
+	/**
+	 * A read returned these records: those this process made measure the clock, both ways, as it
+	 * was when they were made (see above); the others show nothing of it. What a record shows is
+	 * dated by when it was made, not when it was read: one made before the clock stepped and read
+	 * back after a later one counts as the older.
+	 */
+	readRecords(scope: string, records: RecordTime[]): void {
 		const mine = this.made.get(scope);
+		if (!mine) return;
 		for (const { ids, atMs } of records) {
 			if (!Number.isFinite(atMs)) continue;
-			newest = Math.max(newest, atMs);
-			const window = ids.map((id) => mine?.get(id)).find((known) => known !== undefined);
-			if (window) {
-				// Stamped between the two; a time on a whole second may be that much early.
-				const early = atMs % 1000 === 0 ? WHOLE_SECOND_MS : 0;
-				this.observe(scope, atMs - window[1], atMs + early - window[0], receivedMs);
-				for (const id of ids) mine?.delete(id);
-			}
+			const window = ids.map((id) => mine.get(id)).find((known) => known !== undefined);
+			if (!window) continue;
+			// Stamped between the two; a time on a whole second may be that much early.
+			const early = atMs % 1000 === 0 ? WHOLE_SECOND_MS : 0;
+			this.observe(scope, atMs - window[1], atMs + early - window[0], window[0]);
+			for (const id of ids) mine.delete(id);
 		}
-		if (newest > -Infinity)
-			this.observe(scope, Math.min(newest - receivedMs, 0), Infinity, receivedMs);
 	}
 
-	/** One measurement: the offset lies in [lowMs, highMs], as of `atMs`. */
+	/** One measurement: the offset lay in [lowMs, highMs] at `atMs`. Kept in order of `atMs`. */
 	observe(scope: string, lowMs: number, highMs: number, atMs: number): void {
 		if (Number.isNaN(lowMs) || Number.isNaN(highMs) || lowMs > highMs) return;
 		const list = this.evidence.get(scope) ?? [];
-		list.push({ lowMs, highMs, atMs });
+		let at = list.length;
+		while (at > 0 && list[at - 1].atMs > atMs) at--;
+		list.splice(at, 0, { lowMs, highMs, atMs });
 		if (list.length > MAX_EVIDENCE) list.splice(0, list.length - MAX_EVIDENCE);
 		this.evidence.set(scope, list);
 	}
@@ -146,27 +154,30 @@ export function forgetApiClocks(): void {
 }
 
 /**
- * The least the offset can be: what was measured, and no less than any API's clock may plausibly
- * be behind (`UNMEASURED_SKEW_MS`) unless a record the node made showed it further behind. (A
- * read whose newest record is old bounds the clock only loosely: that is not a measurement.)
+ * The least the offset may be, whatever was measured: as far behind as any API's clock may
+ * plausibly be (`UNMEASURED_SKEW_MS`), or further where a record the node made showed it further
+ * behind. What was measured never narrows it: the clock may have stepped back since, or another
+ * server may answer.
  */
-function leastOffset({ lowMs, highMs }: ClockBounds): number {
-	if (highMs !== undefined && highMs < -UNMEASURED_SKEW_MS && lowMs !== undefined) return lowMs;
-	return Math.max(lowMs ?? -UNMEASURED_SKEW_MS, -UNMEASURED_SKEW_MS);
+function leastOffset({ lowMs }: ClockBounds): number {
+	return Math.min(lowMs ?? -UNMEASURED_SKEW_MS, -UNMEASURED_SKEW_MS);
 }
 
 /**
- * The earliest the API's clock can read when n8n's reads `wallMs`, less the same-moment floor: a
- * record the API stamps at or after that instant of n8n's is stamped at or after this.
+ * The earliest the API's clock may read when n8n's reads `wallMs`, under any clock it may have
+ * (`leastOffset`), less the same-moment floor: a record the API stamps at or after that instant
+ * of n8n's is stamped at or after this, whatever was measured. Where every history read starts.
  */
 export function earliestApiTime(wallMs: number, bounds: ClockBounds): number {
 	return wallMs + leastOffset(bounds) - SAME_MOMENT_MS;
 }
 
 /**
- * From this API time on, a record was made after n8n's `wallMs` (within the same-moment floor):
- * a record made before it was stamped before this. Where nothing has measured how far ahead the
- * API's clock may be, the two clocks are taken to agree within the floor.
+ * From this API time on, a record was made after n8n's `wallMs` (within the same-moment floor),
+ * as far as what was measured tells: a record made before it was stamped before this. Where
+ * nothing has measured how far ahead the API's clock may be, the two clocks are taken to agree
+ * within the floor. For telling a send's own record from an earlier identical one only: a clock
+ * that stepped, or another server's, can make a record stamped before this the send's own.
  */
 export function madeAfterApiTime(wallMs: number, bounds: ClockBounds): number {
 	return Math.max(earliestApiTime(wallMs, bounds), wallMs + (bounds.highMs ?? 0) - SAME_MOMENT_MS);
@@ -193,7 +204,7 @@ export function apiNowEstimate(wallMs: number, { lowMs, highMs }: ClockBounds): 
 export interface ApiClock {
 	/** Bounds on the API's clock minus n8n's (ms), each undefined while nothing measured it. */
 	bounds(): ClockBounds;
-	/** `since` for records the API stamped at or after n8n's `wallMs` (see `earliestApiTime`). */
+	/** `since` for records the API stamped at or after n8n's `wallMs`, whatever its clock (see `earliestApiTime`). */
 	since(wallMs: number): number;
 	/** Records stamped at or after this were made after n8n's `wallMs` (see `madeAfterApiTime`). */
 	madeAfter(wallMs: number): number;
