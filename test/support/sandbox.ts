@@ -1,6 +1,6 @@
 /** One sandbox per test file, on a free loopback port, reset before each test. */
 import { forgetApiClocks, forgetClaims } from '../../nodes/shared/transport';
-import { type Sandbox, startSandbox } from '../../sandbox';
+import { type Sandbox, startSandbox, TEST_NUMBERS } from '../../sandbox';
 
 export function useSandbox(options: Parameters<typeof startSandbox>[0] = {}): () => Sandbox {
 	let sandbox: Sandbox | undefined;
@@ -39,4 +39,25 @@ export function unifiedCredentials(sandbox: Sandbox, key = sandbox.credentials.u
 			webhookSecret: sandbox.credentials.webhookSecret,
 		},
 	};
+}
+
+/**
+ * An SMS sent by someone else (another n8n, a worker, the dashboard): straight to the sandbox's
+ * API, so nothing in this process made it or claims it. Its `messageId`.
+ */
+export async function smsSentElsewhere(
+	sandbox: Sandbox,
+	message: string,
+	to: string = TEST_NUMBERS.customer,
+): Promise<string> {
+	const answer = await fetch(`${sandbox.accountBaseUrl}/v1/sms`, {
+		method: 'POST',
+		headers: {
+			authorization: `Bearer ${sandbox.credentials.account.unrestricted}`,
+			'content-type': 'application/json',
+		},
+		body: JSON.stringify({ phoneDocId: sandbox.numbers.main, to, message }),
+	});
+	if (answer.status !== 201) throw new Error(`The sandbox answered ${answer.status} to an SMS`);
+	return ((await answer.json()) as { messageId: string }).messageId;
 }

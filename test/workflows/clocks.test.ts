@@ -13,7 +13,7 @@ import { PollHarness, type PollRun, runWorkflow } from '../../harness';
 import { setRequestTimeout } from '../../nodes/shared/transport';
 import { TEST_NUMBERS } from '../../sandbox';
 import { type FaultyProxy, startFaultyProxy } from '../support/faultyProxy';
-import { useSandbox } from '../support/sandbox';
+import { smsSentElsewhere, useSandbox } from '../support/sandbox';
 import { accountTriggerWorkflow, items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
@@ -50,6 +50,26 @@ function sendSms(texts: string[], to: string = TEST_NUMBERS.customer) {
 		credentials: credentials(),
 		input: items(texts.length, (i) => ({ text: texts[i], to })),
 	});
+}
+
+/**
+ * Reads an SMS this n8n sent back from the history (Skip If Sent Within reads it before sending),
+ * so that its record shows the API's clock, both ways: the item's output.
+ */
+async function readBack(text: string) {
+	// Skip If Sent Within's window ends where records made after the execution began start, known
+	// within the same-moment floor (3 s): the SMS must be older than that to be in it.
+	await new Promise((resolve) => setTimeout(resolve, 5_000));
+	const workflow = singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', {
+		resource: 'sms',
+		operation: 'send',
+		phoneDocId: { __rl: true, mode: 'id', value: sandbox().numbers.main },
+		to: TEST_NUMBERS.customer,
+		message: text,
+		options: { skipIfSentWithinMinutes: 5 },
+	});
+	const result = await runWorkflow(workflow, { credentials: credentials(), input: items(1) });
+	return result.output('Node')[0].json;
 }
 
 /** The SMS the sandbox sent, by text. */
@@ -106,19 +126,7 @@ describe('SMS Send: the history look-up after an HTML 502 from a gateway with a 
 		// record this process made shows the API's clock, both ways.
 		const measured = await sendSms(['Measure']);
 		expect(measured.error).toBeUndefined();
-		// Skip If Sent Within's window ends where records made after the execution began start,
-		// known within the same-moment floor (3 s): the SMS must be older than that to be in it.
-		await new Promise((resolve) => setTimeout(resolve, 5_000));
-		const skip = singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', {
-			resource: 'sms',
-			operation: 'send',
-			phoneDocId: { __rl: true, mode: 'id', value: sandbox().numbers.main },
-			to: TEST_NUMBERS.customer,
-			message: 'Measure',
-			options: { skipIfSentWithinMinutes: 5 },
-		});
-		const skipped = await runWorkflow(skip, { credentials: credentials(), input: items(1) });
-		expect(skipped.output('Node')[0].json).toMatchObject({ skipped: true });
+		expect(await readBack('Measure')).toMatchObject({ skipped: true });
 		proxy.inject('POST', '/v1/sms', 'gateway502After');
 		const result = await sendSms(['Your table is ready now']);
 		expect(result.error).toBeUndefined();
@@ -130,20 +138,7 @@ describe('SMS Send: the history look-up after an HTML 502 from a gateway with a 
 		// Sent by someone else (nothing in this process claims it), 30 s before by the API's clock,
 		// which then agrees with n8n's again; nothing has measured it.
 		sandbox().control.setClockSkew(-30);
-		const other = await fetch(`${sandbox().accountBaseUrl}/v1/sms`, {
-			method: 'POST',
-			headers: {
-				authorization: `Bearer ${sandbox().credentials.account.unrestricted}`,
-				'content-type': 'application/json',
-			},
-			body: JSON.stringify({
-				phoneDocId: sandbox().numbers.main,
-				to: TEST_NUMBERS.customer,
-				message: 'Same text',
-			}),
-		});
-		expect(other.status).toBe(201);
-		const { messageId: earlier } = (await other.json()) as { messageId: string };
+		const earlier = await smsSentElsewhere(sandbox(), 'Same text');
 		sandbox().control.setClockSkew(0);
 		proxy.gatewayDate(2_500);
 		proxy.inject('POST', '/v1/sms', 'gateway502After');
@@ -156,10 +151,64 @@ describe('SMS Send: the history look-up after an HTML 502 from a gateway with a 
 	});
 });
 
+describe("SMS Send: the API's clock steps back 8 s after records were stamped 3 s ahead", () => {
+	it.each([
+		['by this n8n', true],
+		['by another n8n', false],
+	])(
+		'SMS stamped while the clock was ahead (%s), then one whose answer is lost: it goes once, and is not sent again',
+		async (_by, byThisN8n) => {
+			sandbox().control.setClockSkew(3);
+			const ahead = ['Stamped ahead 1', 'Stamped ahead 2'];
+			if (byThisN8n) expect((await sendSms(ahead)).error).toBeUndefined();
+			else for (const text of ahead) await smsSentElsewhere(sandbox(), text);
+			// The clock is set back (an NTP correction, a restart, another server behind the address).
+			sandbox().control.setClockSkew(-8);
+			proxy.inject('POST', '/v1/sms', 'gateway502After');
+			const result = await sendSms(['Your table is ready']);
+			expect(smsSent()).toEqual([...ahead, 'Your table is ready']);
+			// Its own record lies where nothing measured can tell it from an earlier identical SMS.
+			expect(result.error?.message).toMatch(/It was sent once, and was not sent again/);
+		},
+	);
+
+	it('once an SMS the node sent after the step is read back, the record is found', async () => {
+		sandbox().control.setClockSkew(3);
+		expect((await sendSms(['Stamped ahead'])).error).toBeUndefined();
+		sandbox().control.setClockSkew(-8);
+		expect((await sendSms(['Measure'])).error).toBeUndefined();
+		// Read back (Skip If Sent Within reads the history), beside the records stamped ahead.
+		expect(await readBack('Measure')).toMatchObject({ skipped: true });
+		proxy.inject('POST', '/v1/sms', 'gateway502After');
+		const result = await sendSms(['Your table is ready now']);
+		expect(result.error).toBeUndefined();
+		expect(smsSent()).toEqual(['Stamped ahead', 'Measure', 'Your table is ready now']);
+		expect(result.output('Node')[0].json).toMatchObject({ recovered: 'foundInHistory' });
+	});
+});
+
 describe('Comms Account Trigger: the starting point when the clocks disagree', () => {
 	const trigger = (parameters: INodeParameters = {}, cursors?: 'durable') =>
 		new PollHarness(accountTriggerWorkflow(parameters), { credentials: credentials(), cursors });
 	const ids = (run: PollRun) => (run.items ?? []).map((item) => item.json.id);
+
+	/**
+	 * Three times (once with the durable scheduler's cursors): `before`, then the trigger is
+	 * published, and an SMS arrives half a second later: the first poll emits it, once.
+	 */
+	async function emittedOnceAfterPublishing(before: (run: number) => void) {
+		for (let run = 0; run < 3; run++) {
+			before(run);
+			const harness = trigger({}, run === 1 ? 'durable' : undefined);
+			expect((await harness.activate()).error).toBeUndefined();
+			await sleep(500);
+			const [sms] = sandbox().control.injectInboundSms({ body: `After ${run}` });
+			const first = await harness.poll();
+			expect(first.error).toBeUndefined();
+			expect(ids(first)).toEqual([sms.id]);
+			expect((await harness.poll()).items).toBeNull();
+		}
+	}
 
 	it.each([
 		[-1_200, undefined],
@@ -173,18 +222,19 @@ describe('Comms Account Trigger: the starting point when the clocks disagree', (
 		async (apiMs, gatewayMs) => {
 			sandbox().control.setClockSkew(apiMs / 1000);
 			proxy.gatewayDate(gatewayMs);
-			for (let run = 0; run < 3; run++) {
-				// A message from before publishing, a moment before it by the API's clock.
-				sandbox().control.injectInboundSms({ body: `Before ${run}` });
-				const harness = trigger({}, run === 1 ? 'durable' : undefined);
-				expect((await harness.activate()).error).toBeUndefined();
-				await sleep(500);
-				const [sms] = sandbox().control.injectInboundSms({ body: `After ${run}` });
-				const first = await harness.poll();
-				expect(first.error).toBeUndefined();
-				expect(ids(first)).toEqual([sms.id]);
-				expect((await harness.poll()).items).toBeNull();
-			}
+			// A message from before publishing, a moment before it by the API's clock.
+			await emittedOnceAfterPublishing((run) =>
+				sandbox().control.injectInboundSms({ body: `Before ${run}` }),
+			);
 		},
 	);
+
+	it("the API's clock steps back 8 s after an SMS was stamped 3 s ahead: an SMS half a second after publishing is emitted once", async () => {
+		// The SMS after publishing is stamped before the one that came before it: the clock went back.
+		await emittedOnceAfterPublishing((run) => {
+			sandbox().control.setClockSkew(3);
+			sandbox().control.injectInboundSms({ body: `Stamped ahead ${run}` });
+			sandbox().control.setClockSkew(-8);
+		});
+	});
 });

@@ -10,7 +10,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runWorkflow, START, CREDENTIAL_REFS, type WorkflowJson } from '../../harness';
 import { TEST_NUMBERS } from '../../sandbox';
-import { accountCredentials, useSandbox } from '../support/sandbox';
+import { accountCredentials, smsSentElsewhere, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
@@ -193,15 +193,35 @@ it('another text or another recipient is sent; with the option at 0 the same SMS
 	expect(sentTimes().get(hello.text)).toBe(3);
 }, 30_000);
 
-it('an SMS sent before the window is not a reason to skip', async () => {
-	// A window of 0.02 minutes (1.2 s), and an SMS sent 6 s before (the server clock is known to
-	// within a second and a request's length, so the margin leaves room for a busy machine).
+it("an SMS sent before the window, by more than the API's clock may be off, is not a reason to skip", async () => {
+	// The window reaches a minute and 3 s further back on the API's clock, whatever was measured of
+	// it (it may have stepped back since). An SMS stamped 70 s before a window of 0.02 minutes
+	// (1.2 s): sent straight to the API with its clock 70 s behind, which then agrees again.
 	const hello = { to: TEST_NUMBERS.customer, text: 'Your order has shipped' };
-	await send([hello]);
-	await new Promise((resolve) => setTimeout(resolve, 6_000));
+	sandbox().control.setClockSkew(-70);
+	await smsSentElsewhere(sandbox(), hello.text, hello.to);
+	sandbox().control.setClockSkew(0);
 	const later = await send([hello], { options: { skipIfSentWithinMinutes: 0.02 } });
 	expect(later.output('Node')[0].json.skipped).toBeUndefined();
 	expect(sentTimes().get(hello.text)).toBe(2);
+});
+
+it("an SMS another n8n sent in the window, after the API's clock stepped back from where this n8n measured it, is a reason to skip", async () => {
+	// Measured 3 s ahead: an SMS this n8n sent, read back.
+	sandbox().control.setClockSkew(3);
+	const measure = { to: TEST_NUMBERS.customer, text: 'Measure' };
+	await send([measure]);
+	await pause();
+	expect((await send([measure])).output('Node')[0].json.skipped).toBe(true);
+	// The clock is set back 11 s; another n8n (a worker, say) sends the SMS.
+	sandbox().control.setClockSkew(-8);
+	const hello = { to: TEST_NUMBERS.customer, text: 'Your order has shipped' };
+	await smsSentElsewhere(sandbox(), hello.text, hello.to);
+	await pause();
+	// In a window of 0.2 minutes (12 s) by n8n's clock, though stamped 8 s before it.
+	const later = await send([hello], { options: { skipIfSentWithinMinutes: 0.2 } });
+	expect(later.output('Node')[0].json.skipped).toBe(true);
+	expect(sentTimes().get(hello.text)).toBe(1);
 }, 30_000);
 
 it('more than a page in the window, newest first: each recipient is read alone, and nothing that went is sent again', async () => {
