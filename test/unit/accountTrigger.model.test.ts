@@ -12,9 +12,11 @@
  *   in any order, statuses nobody listed among them (`agent-answered`, `dialing`, `pending`,
  *   `submitted`), records with no readable status, calls without a number to look them up by;
  * - the API's clock off n8n's, either way, by up to 20 s (and now and then by minutes behind or
- *   up to 55 s ahead): the trigger starts as it does at activation (startingPoint.ts), reading
- *   the history then, and knows the API's clock only from the records it reads (and, for SMS
- *   Delivered, from sent SMS this n8n made), as the transport learns it;
+ *   up to 55 s ahead), the clocks stepping apart by up to 10 s either way between polls, and the
+ *   history stamped up to 12 s ahead by a clock that stepped back at publishing (no further than
+ *   the Late Arrival Window): the trigger starts as it does at activation (startingPoint.ts),
+ *   reading the history then, and knows the API's clock only from the records it reads (for SMS
+ *   Delivered, sent SMS this n8n made), as the transport learns it;
  * - polls that fail half-way (the nth request throws: nothing of the poll counts), polls that
  *   overlap (two from one stored state: one commits, the other is fenced, as n8n's durable
  *   scheduler does; the state object they share must come out unchanged), restarts (the state
@@ -30,8 +32,9 @@
  *   delivered; a call flagged `stillInProgress` that had ended; a call at a status not known to
  *   be final);
  * - **where it starts**: never after the moment of publishing on the API's clock, whatever
- *   n8n's clock says; within the skew any API may have, the same moment before it (less
- *   Include Last Minutes), unless the read at activation could not see everything;
+ *   n8n's clock says (nor past the newest record of a history stamped ahead); within the skew
+ *   any API may have, the same moment before it (less Include Last Minutes), unless the read at
+ *   activation could not see everything, and then only where it could not;
  * - **complete**: every qualifying record is emitted unless a documented limit excuses it:
  *   it was out of reach of every request at a poll after it arrived (newest first behind a
  *   page of newer ones, more than a page at its time, a server ignoring `since`) before the
@@ -233,6 +236,8 @@ class ModelServer {
 type Step =
 	| { kind: 'arrive'; count: number; lateBy: number; spread: number; undated: number }
 	| { kind: 'tick'; seconds: number }
+	/** The clocks step apart (an NTP correction, a restart): the API's is `byMs` further ahead. */
+	| { kind: 'clock'; byMs: number }
 	| { kind: 'poll'; failAt?: number; overlap?: boolean };
 
 interface Scenario {
@@ -246,6 +251,11 @@ interface Scenario {
 	/** The API's clock ahead of n8n's (negative: behind), ms. */
 	skewMs: number;
 	history: number;
+	/**
+	 * How far ahead of it the API's clock stamped the history, stepping back at publishing (an NTP
+	 * correction, a restart): the records after it are stamped before the newest of the history.
+	 */
+	historyAheadMs?: number;
 	/** Per record: how its status goes (a seed into the outcome tables below). */
 	fates: number[];
 	steps: Step[];
@@ -289,6 +299,8 @@ interface PollRecord {
 	index: number;
 	start: number;
 	startCursor: number;
+	/** The trigger's now at this poll (its position never passes it). */
+	now: number;
 	/** Whether it read on from where the poll before stopped (it did not read the window). */
 	resumed: boolean;
 	emitted: SmsRecord[];
@@ -385,7 +397,8 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	};
 	// n8n's clock, `skewMs` off the API's; what the trigger knows of the API's clock is learnt from
 	// the records it reads, as the transport learns it (and SMS Delivered reads SMS this n8n sent).
-	const wall = () => server.now - scenario.skewMs;
+	let skewMs = scenario.skewMs;
+	const wall = () => server.now - skewMs;
 	const clocks = new ApiClocks();
 	const bounds = () => clocks.bounds(SCOPE, wall());
 	const learn = (records: unknown[]) =>
@@ -421,8 +434,9 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	};
 	// Records from before publishing: some a moment before it, some a second.
 	const includeLastMs = scenario.includeLastSeconds * SECOND;
+	const aheadMs = scenario.historyAheadMs ?? 0;
 	for (let i = 0; i < scenario.history; i++)
-		arrive(T0 - includeLastMs - (i % 2 ? SECOND : 100) - i * 7, 'ok', true);
+		arrive(T0 - includeLastMs - (i % 2 ? SECOND : 100) - i * 7 + aheadMs, 'ok', true);
 
 	const polls: PollRecord[] = [];
 	const firstPollAfter = new Map<string, number>();
@@ -504,6 +518,7 @@ async function run(scenario: Scenario): Promise<RunResult> {
 				index,
 				start: server.now,
 				startCursor: result.cursor,
+				now: apiNow(),
 				resumed: result.resumed,
 				emitted: result.emit,
 				newMayBeHidden: result.newMayBeHidden,
@@ -529,6 +544,8 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	await poll(); // activation
 	for (const step of scenario.steps) {
 		if (step.kind === 'tick') server.now += step.seconds * SECOND;
+		else if (step.kind === 'clock')
+			skewMs = Math.max(-600_000, Math.min(55_000, skewMs + step.byMs));
 		else if (step.kind === 'poll') await poll(step.failAt, step.overlap);
 		else {
 			// Late by up to 12 s (past a narrow window: a documented loss), spread over at most that.
@@ -590,18 +607,30 @@ function check(
 	const includeLastMs = scenario.includeLastSeconds * SECOND;
 
 	// Where the trigger starts is never after the moment of publishing on the API's clock, whatever
-	// n8n's clock says. Within what any clock may be off before anything measured it, it reaches
+	// n8n's clock says (nor past the newest record of the history, where the clock stamped it ahead
+	// and stepped back). Within what any clock may be off before anything measured it, it reaches
 	// back from there by the same moment (and Include Last Minutes), unless the read at activation
 	// could not see everything: then it starts past the newest record that read found.
 	const newestHistory = Math.max(
 		-Infinity,
 		...server.recs.filter((r) => r.history && r.dated === 'ok').map((r) => r.time),
 	);
-	expect(activationFloor).toBeLessThanOrEqual(publishedMs);
+	expect(activationFloor).toBeLessThanOrEqual(Math.max(publishedMs, newestHistory + 1));
 	if (Math.abs(scenario.skewMs) <= UNMEASURED_SKEW_MS)
 		expect(activationFloor).toBeLessThanOrEqual(
 			Math.max(publishedMs - includeLastMs - SAME_MOMENT_MS, newestHistory + 1),
 		);
+	// Where that read saw everything (one page, oldest first, `since` honoured), not even the newest
+	// record of the history moves it past that: the clock may have stamped it ahead and stepped back.
+	const { order, ignoresSince, junk } = scenario.behaviour;
+	if (
+		Math.abs(scenario.skewMs) <= UNMEASURED_SKEW_MS &&
+		order === 'oldestFirst' &&
+		!ignoresSince &&
+		!junk &&
+		scenario.history < scenario.pageSize
+	)
+		expect(activationFloor).toBeLessThanOrEqual(publishedMs - includeLastMs - SAME_MOMENT_MS);
 
 	// Bounded cost, every poll (the first also read the history at activation).
 	for (const p of polls) {
@@ -645,13 +674,19 @@ function check(
 		expect(first).toBeDefined();
 		// Documented limits: out of reach at a poll before it was tracked, or stored late past the window.
 		// (Records from before publishing count from where the trigger started: it read them then.)
+		// A record dated past its arrival moved the position no further than the trigger's now, which
+		// is ahead of the API's clock where that is behind n8n's (or stepped back) and unmeasured.
+		const nowThen = Math.max(
+			-Infinity,
+			...polls.filter((p) => p.start <= rec.arrival).map((p) => p.now),
+		);
 		const newestBefore = Math.max(
 			-Infinity,
 			...server.recs
 				.filter(
 					(r) => r.seq < rec.seq && r.dated === 'ok' && (!r.history || r.time >= activationFloor),
 				)
-				.map((r) => Math.min(r.time, r.arrival)),
+				.map((r) => Math.min(r.time, Math.max(r.arrival, nowThen))),
 		);
 		// Stored late: before the window of the newest record already seen when it came.
 		// Or dated before where the trigger started (stored late, or its clock off by more than is known).
@@ -689,7 +724,9 @@ function check(
 				? Math.max(qualifiedAt + RECHECK_MS, rec.time + WATCH_MS)
 				: qualifiedAt + RECHECK_MS;
 		const dueIndex = polls.findIndex((p) => p.start >= lookDue);
-		const readable = server.recs.filter((r) => !r.history).length;
+		// The records a poll pages through: those that arrived after publishing, and the history the
+		// trigger remembered at activation (known, but returned in its window all the same).
+		const readable = server.recs.filter((r) => !r.history || r.time >= activationFloor).length;
 		const slack =
 			2 * Math.ceil(readable / scenario.maxPages) + Math.ceil(readable / scenario.maxLookups) + 3;
 		const bound = (dueIndex < 0 ? polls.length : dueIndex) + slack;
@@ -717,6 +754,10 @@ const arriveStep = fc.record({
 		{ weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) },
 	),
 });
+const clockStep = fc.record({
+	kind: fc.constant('clock' as const),
+	byMs: fc.integer({ min: -10_000, max: 10_000 }),
+});
 const tickStep = fc.record({
 	kind: fc.constant('tick' as const),
 	seconds: fc.integer({ min: 0, max: 400 }),
@@ -731,43 +772,60 @@ const pollStep = fc.record(
 );
 
 function scenarios(event: EventKind, over: { order?: SmsOrder; ignoresSince?: boolean } = {}) {
-	return fc.record({
-		event: fc.constant(event),
-		behaviour: fc.record({
-			order: over.order
-				? fc.constant(over.order)
-				: fc.constantFrom<SmsOrder>('oldestFirst', 'newestFirst'),
-			ignoresSince: over.ignoresSince !== undefined ? fc.constant(over.ignoresSince) : fc.boolean(),
-			junk: fc.boolean(),
-		}),
-		pageSize: fc.oneof(
-			{ weight: 4, arbitrary: fc.integer({ min: 1, max: 8 }) },
-			{ weight: 1, arbitrary: fc.integer({ min: 1, max: 200 }) },
-		),
-		maxPages: fc.integer({ min: 1, max: 5 }),
-		maxLookups: fc.integer({ min: 1, max: 5 }),
-		lookBackSeconds: fc.integer({ min: 0, max: 10 }),
-		includeLastSeconds: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 120 })),
-		// The API's clock off n8n's, either way, by up to several seconds (or not at all), and now
-		// and then by more: up to a minute ahead (past that, with nothing measured, its records look
-		// dated in the future: limit 5), or minutes behind.
-		skewMs: fc.oneof(
-			{ weight: 3, arbitrary: fc.constant(0) },
-			{ weight: 3, arbitrary: fc.integer({ min: -20_000, max: 20_000 }) },
-			{ weight: 1, arbitrary: fc.constantFrom(-1_200, -1_000, 2_500) },
-			{ weight: 1, arbitrary: fc.integer({ min: -600_000, max: 55_000 }) },
-		),
-		history: fc.integer({ min: 0, max: 6 }),
-		fates: fc.array(fc.nat({ max: 1 << 14 }), { minLength: 1, maxLength: 12 }),
-		steps: fc.array(
-			fc.oneof(
-				{ weight: 4, arbitrary: arriveStep },
-				{ weight: 3, arbitrary: tickStep },
-				{ weight: 4, arbitrary: pollStep },
+	return fc
+		.record({
+			event: fc.constant(event),
+			behaviour: fc.record({
+				order: over.order
+					? fc.constant(over.order)
+					: fc.constantFrom<SmsOrder>('oldestFirst', 'newestFirst'),
+				ignoresSince:
+					over.ignoresSince !== undefined ? fc.constant(over.ignoresSince) : fc.boolean(),
+				junk: fc.boolean(),
+			}),
+			pageSize: fc.oneof(
+				{ weight: 4, arbitrary: fc.integer({ min: 1, max: 8 }) },
+				{ weight: 1, arbitrary: fc.integer({ min: 1, max: 200 }) },
 			),
-			{ maxLength: 18 },
-		),
-	}) as fc.Arbitrary<Scenario>;
+			maxPages: fc.integer({ min: 1, max: 5 }),
+			maxLookups: fc.integer({ min: 1, max: 5 }),
+			lookBackSeconds: fc.integer({ min: 0, max: 10 }),
+			includeLastSeconds: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 120 })),
+			// The API's clock off n8n's, either way, by up to several seconds (or not at all), and now
+			// and then by more: up to a minute ahead (past that, with nothing measured, its records look
+			// dated in the future: limit 5), or minutes behind.
+			skewMs: fc.oneof(
+				{ weight: 3, arbitrary: fc.constant(0) },
+				{ weight: 3, arbitrary: fc.integer({ min: -20_000, max: 20_000 }) },
+				{ weight: 1, arbitrary: fc.constantFrom(-1_200, -1_000, 2_500) },
+				{ weight: 1, arbitrary: fc.integer({ min: -600_000, max: 55_000 }) },
+			),
+			history: fc.integer({ min: 0, max: 6 }),
+			historyAheadMs: fc.oneof(
+				{ weight: 3, arbitrary: fc.constant(0) },
+				{ weight: 1, arbitrary: fc.integer({ min: 0, max: 12_000 }) },
+			),
+			fates: fc.array(fc.nat({ max: 1 << 14 }), { minLength: 1, maxLength: 12 }),
+			steps: fc.array(
+				fc.oneof(
+					{ weight: 4, arbitrary: arriveStep },
+					{ weight: 3, arbitrary: tickStep },
+					{ weight: 1, arbitrary: clockStep },
+					{ weight: 4, arbitrary: pollStep },
+				),
+				{ maxLength: 18 },
+			),
+		})
+		.map((scenario) => ({
+			...scenario,
+			// A step back is a record stored late for the trigger: by no more than the Late Arrival
+			// Window here (past it, the documented loss), and where the server answers oldest first
+			// (newest first, what is stamped before the history is behind it on every page: limit 1).
+			historyAheadMs:
+				scenario.behaviour.order === 'oldestFirst'
+					? Math.min(scenario.historyAheadMs ?? 0, scenario.lookBackSeconds * SECOND)
+					: 0,
+		})) as fc.Arbitrary<Scenario>;
 }
 
 const RUNS = 700;
@@ -867,6 +925,18 @@ describe('the cases found by trying the trigger as a user would', () => {
 		[
 			'SMS Delivered, oldest first, one SMS never delivered, then 12 a minute for an hour (no page budget)',
 			neverDelivered({ maxPages: 20 }),
+		],
+		[
+			'SMS Received, six SMS a moment before publishing and pages of one: the SMS after them comes once the polls have paged past them',
+			base({
+				pageSize: 1,
+				maxPages: 1,
+				maxLookups: 1,
+				lookBackSeconds: 0,
+				skewMs: -1_200,
+				history: 6,
+				steps: [{ kind: 'arrive', count: 1, lateBy: 0, spread: 0, undated: 0 }],
+			}),
 		],
 		[
 			'SMS Received, oldest first, exactly a page at one sent time, then more',
