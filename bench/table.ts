@@ -12,7 +12,7 @@ const n = (value: unknown): string =>
 
 function bulkRow(
 	label: string,
-	figures: BulkFigures,
+	figures: BulkFigures & { requests?: number },
 	{ target = 1.05, reference = false, max429Share = undefined as number | undefined } = {},
 ): Row {
 	const share429 = figures.http429 / Math.max(1, figures.sent + figures.http429);
@@ -24,6 +24,9 @@ function bulkRow(
 	const figure = [
 		figures.ratio === null ? 'n/a' : `**${figures.ratio.toFixed(2)}**`,
 		`(${figures.nodeSeconds} s / ${figures.leastSeconds} s)`,
+		figures.requests !== undefined && figures.requests !== figures.sent
+			? `${n(figures.requests)} requests`
+			: '',
 		`${n(figures.sent)} sent, ${n(figures.failed)} failed, ${n(figures.http429)} × 429, ${n(figures.duplicates)} duplicated`,
 		figures.nodeError ? `node failed: "${figures.nodeError.slice(0, 80)}"` : '',
 	]
@@ -46,6 +49,11 @@ function bulkRows({ n8n }: Results): Row[] {
 		bulkRow('1. Comms Account, 1,200 SMS Send (600 per 60 s)', bulk['Comms Account: SMS Send'], {
 			target: 1.03,
 		}),
+		bulkRow(
+			'1. … the same with Skip If Sent Within 0 (no history read)',
+			bulk['Comms Account: SMS Send, Skip If Sent Within 0'],
+			{ target: 1.03 },
+		),
 		bulkRow(
 			'1. … server stricter than documented: 600 sends, 300 per 60 s',
 			bulk['Comms Account: SMS Send, server stricter than documented (300 a minute)'],

@@ -23,7 +23,11 @@ export type TriggerNode = Pick<
 export type UnifiedService = 'sms' | 'voice' | 'email' | 'ai';
 
 /** Comms Account, SMS, Send from the sandbox's main number to each item's `to`. */
-export function sendAccountNode(sandbox: Sandbox, credential: CredentialRef): SendNode {
+export function sendAccountNode(
+	sandbox: Sandbox,
+	credential: CredentialRef,
+	options: Record<string, number> = {},
+): SendNode {
 	return {
 		type: ACCOUNT,
 		typeVersion: 1,
@@ -33,7 +37,7 @@ export function sendAccountNode(sandbox: Sandbox, credential: CredentialRef): Se
 			phoneDocId: { __rl: true, mode: 'id', value: sandbox.numbers.main },
 			to: '={{ $json.to }}',
 			message: '={{ $json.text }}',
-			options: {},
+			options,
 		},
 		credentials: { commsAccountApi: credential },
 	};

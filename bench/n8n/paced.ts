@@ -58,26 +58,39 @@ const UNIFIED_RUNS: {
 	{ service: 'ai', items: 40, perMinute: 30, delayMs: 8000 },
 ];
 
-/** Figures of an Account SMS run against `sandbox`, `items` sends under `limit`. */
+/**
+ * Figures of an Account SMS run against `sandbox`, `items` sends under `limit`. The least time
+ * is that of every request the server accepted, not of the sends alone: Skip If Sent Within's
+ * history read is a request like a send, and at exactly two windows' worth of sends it needs a
+ * third window (the row with the option at 0 shows the sends alone).
+ */
 function accountFigures(
 	name: string,
 	result: BurstResult,
 	sandbox: Sandbox,
-	{ items = ACCOUNT_ITEMS, leastMs = leastSliding(items, 600, 60000), limit = ACCOUNT_LIMIT } = {},
+	{
+		items = ACCOUNT_ITEMS,
+		least = (requests: number) => leastSliding(requests, 600, 60000),
+		limit = ACCOUNT_LIMIT,
+	} = {},
 ) {
-	return bulkFigures(name, result, accountPosts(sandbox), {
-		items,
-		leastMs,
-		limit,
-		textOf: accountText,
-	});
+	const requests = sandbox.requests().filter((r) => r.api === 'account' && r.status !== 429).length;
+	return {
+		...bulkFigures(name, result, accountPosts(sandbox), {
+			items,
+			leastMs: least(Math.max(items, requests)),
+			limit,
+			textOf: accountText,
+		}),
+		requests,
+	};
 }
 
 /** The figures' options of a 300-SMS run against a sliding window of `perWindow` per `windowMs`. */
 function shortWindow(perWindow: number, windowMs: number) {
 	return {
 		items: SHORT_WINDOW_ITEMS,
-		leastMs: leastSliding(SHORT_WINDOW_ITEMS, perWindow, windowMs),
+		least: (requests: number) => leastSliding(requests, perWindow, windowMs),
 		limit: { perWindow, describe: `${perWindow} per ${windowMs / 1000} s, sliding window` },
 	};
 }
@@ -99,6 +112,8 @@ export async function pacedRuns(bench: BenchN8n) {
 		(pending[key] = sleep(delayMs).then(() => runBurst(bench, key, count)));
 	start('httpTuned', ACCOUNT_ITEMS);
 	await start('ours', ACCOUNT_ITEMS, 2000);
+	log('paced runs: ours with Skip If Sent Within 0 (the sends alone, no history read)');
+	await start('oursNoSkip', ACCOUNT_ITEMS);
 	log('paced runs: a stricter server, beside Comms Unified on its four services');
 	const strict = start('strict', 600);
 	for (const { service, items, delayMs } of UNIFIED_RUNS)
@@ -119,12 +134,17 @@ export async function pacedRuns(bench: BenchN8n) {
 	const bulk = [
 		accountFigures('Comms Account: SMS Send', results.ours, sandboxes.ours),
 		accountFigures(
+			'Comms Account: SMS Send, Skip If Sent Within 0',
+			results.oursNoSkip,
+			sandboxes.oursNoSkip,
+		),
+		accountFigures(
 			'Comms Account: SMS Send, server stricter than documented (300 a minute)',
 			results.strict,
 			sandboxes.strict,
 			{
 				items: 600,
-				leastMs: leastSliding(600, 300, 60000),
+				least: (requests: number) => leastSliding(requests, 300, 60000),
 				limit: { perWindow: 300, describe: '300 per 60 s, sliding window' },
 			},
 		),
@@ -133,7 +153,10 @@ export async function pacedRuns(bench: BenchN8n) {
 			results.bucket,
 			sandboxes.bucket,
 			{
-				leastMs: leastBucket(ACCOUNT_ITEMS, 600, 10),
+				// The bucket would take 1,201 requests in 60.1 s; the node keeps to the
+				// documented 600 a minute whatever the server allows, which needs 120 s.
+				least: (requests: number) =>
+					Math.max(leastBucket(requests, 600, 10), leastSliding(requests, 600, 60000)),
 				limit: { perWindow: 600, describe: 'token bucket of 600, 10 a second' },
 			},
 		),

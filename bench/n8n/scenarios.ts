@@ -46,6 +46,7 @@ const TEN_SECONDS: SettingsPatch = {
  */
 const SANDBOX_SETTINGS = {
 	ours: DOCUMENTED,
+	oursNoSkip: DOCUMENTED,
 	httpDefault: DOCUMENTED,
 	httpTuned: DOCUMENTED,
 	strict: { ...DOCUMENTED, accountRequestsPerMinute: 300 },
@@ -115,6 +116,12 @@ export function prepare(sandboxes: Sandboxes) {
 		'instantOursWarm',
 	] as const;
 	for (const name of ours) burst(name, sendAccountNode(sandboxes[name], accountCredential(name)));
+	burst(
+		'oursNoSkip',
+		sendAccountNode(sandboxes.oursNoSkip, accountCredential('oursNoSkip'), {
+			skipIfSentWithinMinutes: 0,
+		}),
+	);
 	burst('httpDefault', httpRequestNode(sandboxes.httpDefault, headerCredential('httpDefault')));
 	// The HTTP Request node tuned by hand to each server: a batch of its limit, then its window.
 	const tuned = [
