@@ -44,6 +44,11 @@ describe('links in the Markdown pages', () => {
 		expect(pages).toContain('README.md');
 	});
 
+	it('keeps the README to 300 lines, a page a person installing the package reads', () => {
+		const lines = readFileSync(join(root, 'README.md'), 'utf8').trimEnd().split('\n').length;
+		expect(lines).toBeLessThanOrEqual(300);
+	});
+
 	it.each(pages)('%s: every relative link resolves inside the repository', (page) => {
 		const text = readFileSync(join(root, page), 'utf8');
 		const broken: string[] = [];
