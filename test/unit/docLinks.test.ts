@@ -1,5 +1,5 @@
 // Every relative link in the project's Markdown pages (README, docs/, CONTRIBUTING, SECURITY,
-// CHANGELOG) resolves to a file of the repository, and a `#fragment` into a Markdown page names
+// CHANGELOG, the end-to-end runs' README) resolves to a file of the repository, and a `#fragment` into a Markdown page names
 // one of its headings. No link or path in them leaves the repository: a user who reads the
 // README on npm or GitHub has nothing beside it.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -10,9 +10,13 @@ import { anchors, slug } from '../support/markdown';
 const root = resolve(__dirname, '..', '..');
 
 function markdownPages(): string[] {
-	const pages = ['README.md', 'CONTRIBUTING.md', 'SECURITY.md', 'CHANGELOG.md'].filter((f) =>
-		existsSync(join(root, f)),
-	);
+	const pages = [
+		'README.md',
+		'CONTRIBUTING.md',
+		'SECURITY.md',
+		'CHANGELOG.md',
+		'test/e2e/README.md',
+	].filter((f) => existsSync(join(root, f)));
 	const docs = join(root, 'docs');
 	if (existsSync(docs)) {
 		for (const f of readdirSync(docs)) if (f.endsWith('.md')) pages.push(join('docs', f));
@@ -38,6 +42,11 @@ describe('links in the Markdown pages', () => {
 
 	it('finds the README', () => {
 		expect(pages).toContain('README.md');
+	});
+
+	it('keeps the README to 300 lines, a page a person installing the package reads', () => {
+		const lines = readFileSync(join(root, 'README.md'), 'utf8').trimEnd().split('\n').length;
+		expect(lines).toBeLessThanOrEqual(300);
 	});
 
 	it.each(pages)('%s: every relative link resolves inside the repository', (page) => {
