@@ -209,8 +209,10 @@ export class LearnedLimit {
 
 	/** Whether a request may go now under what was learned, and as what; else how long to wait. */
 	decide(now: number, places: PlaceCounts): Decision {
-		if (!this.learned) return { kind: 'open', windowMs: this.windowMs };
+		// After a refusal, one request at a time until one is accepted: also before anything was
+		// learnt (a window another process filled), so a hold's end costs one 429, not a lane each.
 		if (this.careful && places.inFlight > 0) return { waitMs: Infinity };
+		if (!this.learned) return { kind: 'open', windowMs: this.windowMs };
 		const windowMs = this.windowMs;
 		if (places.count(now, windowMs) < this.allowance) {
 			const cycleStart =
