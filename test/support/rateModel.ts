@@ -110,6 +110,11 @@ export interface ModelClient {
 }
 
 export interface ModelRun {
+	/**
+	 * The process each client runs in (index into the limiters; default its own): node runs in
+	 * one n8n process share its limiter, as two executions on one worker do.
+	 */
+	processes?: number[];
 	/** What every client's limiter is told (the documented limit). */
 	limit: RateLimit;
 	/**
@@ -198,9 +203,15 @@ export async function runModel(run: ModelRun): Promise<ModelResult> {
 			}, oneWay());
 		});
 
-	const limiters = run.limiters ?? run.clients.map(() => new RateLimiter(run.limit, clock));
+	const processOf = (k: number) => run.processes?.[k] ?? k;
+	const limiters =
+		run.limiters ??
+		Array.from(
+			{ length: Math.max(...run.clients.map((_, k) => processOf(k))) + 1 },
+			() => new RateLimiter(run.limit, clock),
+		);
 	const clients = run.clients.map(async (client, k) => {
-		const limiter = limiters[k];
+		const limiter = limiters[processOf(k)];
 		await clock.sleep(client.startMs ?? 0);
 		let next = 0;
 		let busyUntil = 0;

@@ -19,8 +19,10 @@
  * - **A cycle's first request refused** (sent when an earlier place freed, after a quiet spell),
  *   or one refused alone right after a cut: the window is longer. By a quarter while it has not
  *   been accepted, by 5% once it had (a fixed window's turn drifting into the cycle), back to the
- *   last settled one if shorter; with half the documented limit or more, the documented window
- *   next (other processes share it). One request at a time until a cycle's first is accepted.
+ *   last settled one if shorter; with half the documented limit or more, or once it would reach
+ *   three quarters of the documented window, the documented window next (other processes share
+ *   it, and only there does the allowance grow when they leave room). One request at a time
+ *   until a cycle's first is accepted.
  * - **Bisection.** Between the longest window refused and the shortest accepted, probes (a
  *   cycle's first request, sent when a place of the window in between frees), until they are
  *   within 5%; the shorter window a probe found goes back if its cycle is refused midway.
@@ -512,10 +514,14 @@ export class LearnedLimit {
 		const documentedMs = this.documented.windowMs;
 		this.tooShortMs = Math.max(this.tooShortMs, this.windowMs);
 		const longer = this.windowMs * (this.confirmed > 0 ? CLOSE : GROWTH);
-		// With half the documented limit or more, the documented window next: the likeliest
-		// reason for so many in a window so long is other processes sharing the documented one.
+		// With half the documented limit or more, or a window near the documented one, the
+		// documented window next: the likeliest reason is other processes sharing it (a worker
+		// that learnt a small share late would otherwise keep it in a window of 46 s, where its
+		// allowance never grows, long after the others finished).
 		const shared = 2 * this.allowance >= this.documented.perWindow;
-		const documented = this.windowMs < documentedMs && (longer * CLOSE > documentedMs || shared);
+		const documented =
+			this.windowMs < documentedMs &&
+			(longer * CLOSE > documentedMs || shared || longer * 4 >= documentedMs * 3);
 		this.windowMs =
 			this.settledMs > this.windowMs
 				? this.settledMs
