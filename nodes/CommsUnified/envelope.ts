@@ -21,7 +21,7 @@ import {
 	type UnifiedSuccess,
 	withOutcome,
 } from '../shared/transport';
-import { formatPence, type Price, toUnits } from './pricing';
+import { formatPence, type Price, toUnits } from './api/pricing';
 import { type Settlement, SpendingLedger } from './spending';
 
 /**

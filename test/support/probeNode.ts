@@ -12,7 +12,7 @@ import type {
 } from 'n8n-workflow';
 
 import { accountApiRequest, unifiedApiRequest } from '../../nodes/shared/transport';
-import type { UnifiedService } from '../../nodes/shared/transport/unifiedApi';
+import type { UnifiedService } from '../../nodes/CommsUnified/api/unifiedApi';
 
 export const PROBE_TYPE = 'test.transportProbe';
 

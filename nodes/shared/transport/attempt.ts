@@ -41,7 +41,7 @@ export interface LookupWindow {
 }
 
 /**
- * A write the transport can look up when its outcome is unknown (see `../account/recoveryLookups.ts`). Without
+ * A write the transport can look up when its outcome is unknown (see `../../CommsAccount/api/recoveryLookups.ts`). Without
  * one, a write whose outcome is unknown is never sent again.
  */
 export interface RecoveryLookup {

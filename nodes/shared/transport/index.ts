@@ -26,7 +26,7 @@ export type { LookupResult, LookupWindow, RecoveryLookup } from './attempt';
 export { systemClock } from './clock';
 export type { UnifiedKeyMode } from './credentialRules';
 export { redactSecrets } from './secrets';
-export { UNIFIED_LIMITS, type UnifiedService } from './unifiedApi';
+export { UNIFIED_LIMITS, type UnifiedService } from '../../CommsUnified/api/unifiedApi';
 export { forgetClaims } from './recoveryClaims';
 export {
 	ACCOUNT_CREDENTIAL,

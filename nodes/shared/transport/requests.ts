@@ -3,10 +3,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { accountApi } from './accountApi';
+import { accountApi } from '../../CommsAccount/api/accountApi';
 import type { RecoveryLookup } from './attempt';
 import { type CommsContext, getConnection } from './connection';
-import { unifiedApi, type UnifiedService } from './unifiedApi';
+import { unifiedApi, type UnifiedService } from '../../CommsUnified/api/unifiedApi';
 import { send } from './send';
 
 export interface AccountRequest {
@@ -19,7 +19,7 @@ export interface AccountRequest {
 	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
 	action?: string;
 	/**
-	 * For a write: how to look it up when its outcome is unknown (see `../account/recoveryLookups.ts`). Then a
+	 * For a write: how to look it up when its outcome is unknown (see `../../CommsAccount/api/recoveryLookups.ts`). Then a
 	 * 500, a gateway's 502/503/504, a broken connection or a timeout leads to a look-up, and the
 	 * request is sent again only if the look-up shows it was not carried out. Without it, such
 	 * a write is never sent again.

@@ -16,7 +16,7 @@ import {
 	locatorValue,
 	phoneNumber,
 } from '../../../shared/parameters/nodeParameters';
-import { MAX_PAGE_SIZE } from '../../../shared/account/smsPaging';
+import { MAX_PAGE_SIZE } from '../../api/smsPaging';
 import { callModeParameter, simplifyCall } from './shared';
 
 export const callGetAllDescription: INodeProperties[] = forOperation('call', 'getAll', [

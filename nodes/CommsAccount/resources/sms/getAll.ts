@@ -15,7 +15,7 @@ import {
 	locatorValue,
 	phoneNumber,
 } from '../../../shared/parameters/nodeParameters';
-import { collectSms, type SmsPage } from '../../../shared/account/smsPaging';
+import { collectSms, type SmsPage } from '../../api/smsPaging';
 import { simplifySms } from './shared';
 
 export const smsGetAllDescription: INodeProperties[] = forOperation('sms', 'getAll', [

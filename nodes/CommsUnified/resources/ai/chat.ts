@@ -12,7 +12,7 @@ import {
 	spendingCapOption,
 } from '../../envelope';
 import { chatMessages } from '../../inputs';
-import { priceOf } from '../../pricing';
+import { priceOf } from '../../api/pricing';
 
 export const aiChatDescription: INodeProperties[] = forOperation('ai', 'chat', [
 	{

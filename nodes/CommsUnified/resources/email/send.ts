@@ -13,7 +13,7 @@ import {
 	noHistoryNotice,
 } from '../../envelope';
 import { emailAddress } from '../../inputs';
-import { priceOf } from '../../pricing';
+import { priceOf } from '../../api/pricing';
 
 export const emailSendDescription: INodeProperties[] = forOperation('email', 'send', [
 	noHistoryNotice,

@@ -21,7 +21,7 @@ import {
 	noHistoryNotice,
 } from '../../envelope';
 import { optionalPhoneNumber } from '../../inputs';
-import { formatPence, priceOf, PRICES, toUnits } from '../../pricing';
+import { formatPence, priceOf, PRICES, toUnits } from '../../api/pricing';
 import {
 	checkSegments,
 	maxSegments,

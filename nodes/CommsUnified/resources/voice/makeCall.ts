@@ -23,7 +23,7 @@ import {
 	noHistoryNotice,
 } from '../../envelope';
 import { optionalPhoneNumber, optionalWebhookUrl } from '../../inputs';
-import { priceOf } from '../../pricing';
+import { priceOf } from '../../api/pricing';
 
 /** The five voices, with what a person needs to choose one. All speak English. */
 export const VOICES = [

@@ -24,7 +24,7 @@ import {
 	readPoll,
 	type RecordShape,
 } from './historyCursor';
-import type { SmsPage } from '../shared/account/smsPaging';
+import type { SmsPage } from '../api/smsPaging';
 
 /** How far back the read at activation looks for the newest record there is. */
 export const LOOK_BACK_MS = 24 * 60 * 60_000;

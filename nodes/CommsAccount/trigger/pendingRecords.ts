@@ -49,14 +49,14 @@ import {
 	type Shortfall,
 	type Stop,
 } from './historyCursor';
-import { isSmsRecord, type SmsPage, type SmsRecord } from '../shared/account/smsPaging';
+import { isSmsRecord, type SmsPage, type SmsRecord } from '../api/smsPaging';
 import {
 	isDelivered,
 	isFinalStatus,
 	isKnownStatus,
 	statusOf,
 	type StatusKind,
-} from '../shared/account/statuses';
+} from '../api/statuses';
 
 export type OutcomeKind = 'callEnded' | 'smsDelivered';
 

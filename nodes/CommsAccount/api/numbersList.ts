@@ -1,6 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { ACCOUNT_CREDENTIAL, accountApiRequest, getConnection } from '../transport';
+import { ACCOUNT_CREDENTIAL, accountApiRequest, getConnection } from '../../shared/transport';
 
 /**
  * The account's numbers for the "From list" picker. The list is fetched once and kept for a

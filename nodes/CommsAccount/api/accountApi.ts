@@ -4,11 +4,17 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ApiProfile } from './attempt';
-import type { RecordTime } from './serverClock';
-import { detail, type ErrorDescription, fallback, isObject, text } from './answers';
-import { ACCOUNT_CREDENTIAL } from './connection';
-import type { RateLimit } from './pacing';
+import type { ApiProfile } from '../../shared/transport/attempt';
+import type { RecordTime } from '../../shared/transport/serverClock';
+import {
+	detail,
+	type ErrorDescription,
+	fallback,
+	isObject,
+	text,
+} from '../../shared/transport/answers';
+import { ACCOUNT_CREDENTIAL } from '../../shared/transport/connection';
+import type { RateLimit } from '../../shared/transport/pacing';
 
 /** The Account API's documented limit, per key. */
 export const ACCOUNT_LIMIT: RateLimit = { perWindow: 600, windowMs: 60_000, concurrency: 25 };

@@ -8,14 +8,18 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { defaultCountryOption, phoneDocIdLocator } from '../shared/parameters/descriptions';
-import { getNumbers } from '../shared/account/numbersList';
+import { getNumbers } from './api/numbersList';
 import { ACCOUNT_CREDENTIAL, forgetConnection, getConnection } from '../shared/transport';
-import { DEFAULT_LOOK_BACK_MINUTES } from './historyCursor';
-import { latestReceived } from './smsHistoryReads';
-import { claimPoll } from './pollLifecycle';
-import { type CallMode, pollOutcomeEvent, testOutcomeEvent } from './callEndedAndSmsDelivered';
-import { declared, readFilter, readSetup } from './pollSettings';
-import { pollSmsReceived } from './smsReceived';
+import { DEFAULT_LOOK_BACK_MINUTES } from './trigger/historyCursor';
+import { latestReceived } from './trigger/smsHistoryReads';
+import { claimPoll } from './trigger/pollLifecycle';
+import {
+	type CallMode,
+	pollOutcomeEvent,
+	testOutcomeEvent,
+} from './trigger/callEndedAndSmsDelivered';
+import { declared, readFilter, readSetup } from './trigger/pollSettings';
+import { pollSmsReceived } from './trigger/smsReceived';
 
 type TriggerEvent = 'smsReceived' | 'callEnded' | 'smsDelivered';
 

@@ -63,7 +63,7 @@ import {
 	recordKey,
 	type SmsPage,
 	type SmsRecord,
-} from '../shared/account/smsPaging';
+} from '../api/smsPaging';
 
 export type SmsOrder = 'oldestFirst' | 'newestFirst';
 

@@ -2,10 +2,16 @@
  * The Unified API's profile: its name, credential and per-service limits, what its envelopes look
  * like, and every error it documents in words a non-developer can act on (docs/api.md). Pure.
  */
-import type { ApiProfile } from './attempt';
-import { detail, type ErrorDescription, fallback, isObject, text } from './answers';
-import { UNIFIED_CREDENTIAL } from './connection';
-import type { RateLimit } from './pacing';
+import type { ApiProfile } from '../../shared/transport/attempt';
+import {
+	detail,
+	type ErrorDescription,
+	fallback,
+	isObject,
+	text,
+} from '../../shared/transport/answers';
+import { UNIFIED_CREDENTIAL } from '../../shared/transport/connection';
+import type { RateLimit } from '../../shared/transport/pacing';
 
 export type UnifiedService = 'voice' | 'sms' | 'email' | 'ai';
 
