@@ -15,7 +15,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { executionRecord } from '../../shared/runtime/executionMemory';
-import { accountApiRequest, accountClock } from '../../shared/transport';
+import { accountApiRequest, accountClock } from './request';
 import { EarlierSms, skipWindow, type SkipWindow } from './earlierSms';
 import { collectSms, type SmsPage, type SmsRecord } from './smsPaging';
 

@@ -13,7 +13,8 @@ import {
 	type SmsSend,
 	smsIds,
 } from './recoveryMatching';
-import { accountApiRequest, type CommsContext, type RecoveryLookup } from '../../shared/transport';
+import { type CommsContext, type RecoveryLookup } from '../../shared/transport';
+import { accountApiRequest } from './request';
 
 /** Records asked for in one look-up: the API's largest page. */
 const PAGE = 200;

@@ -7,7 +7,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../api/smsPaging';
-import { accountApiRequest } from '../../shared/transport';
+import { accountApiRequest } from '../api/request';
 import { DEFAULT_SETTINGS, type PageRequest } from './historyCursor';
 import { fetchSms, type InboxFilter, latestSms } from './smsHistoryReads';
 import { fingerprint } from './pollLifecycle';

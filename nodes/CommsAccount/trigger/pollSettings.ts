@@ -12,7 +12,7 @@ import {
 	phoneNumber,
 	shown,
 } from '../../shared/parameters/nodeParameters';
-import { accountClock } from '../../shared/transport';
+import { accountClock } from '../api/request';
 import { numberOf } from '../../shared/parameters/expressionValues';
 import {
 	type CursorState,

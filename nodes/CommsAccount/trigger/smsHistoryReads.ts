@@ -5,7 +5,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { accountApiRequest } from '../../shared/transport';
+import { accountApiRequest } from '../api/request';
 import { isSmsRecord, MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../api/smsPaging';
 import { type PageRequest, pageOrder } from './historyCursor';
 

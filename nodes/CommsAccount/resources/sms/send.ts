@@ -5,7 +5,8 @@ import type { Operation } from '../../../shared/runtime/operation';
 import { skippedOutput } from '../../api/earlierSms';
 import { findEarlierSms, noteSmsToSend } from '../../api/earlierSmsReads';
 import { sentSmsLookup } from '../../api/recoveryLookups';
-import { accountApiRequest, withOutcome } from '../../../shared/transport';
+import { withOutcome } from '../../../shared/transport';
+import { accountApiRequest } from '../../api/request';
 import {
 	defaultCountryOption,
 	forOperation,

@@ -6,7 +6,7 @@ import {
 	toParameter,
 } from '../../../shared/parameters/descriptions';
 import type { Operation } from '../../../shared/runtime/operation';
-import { UNIFIED_LIMITS } from '../../../shared/transport';
+import { UNIFIED_LIMITS } from '../../api/unifiedApi';
 import {
 	phoneNumber,
 	requiredMessage,
