@@ -9,8 +9,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as EnvironmentModule from '../harness/environment.ts';
 import type * as HarnessModule from '../harness/index.ts';
-import type * as SignatureModule from '../nodes/CommsUnifiedTrigger/signature.ts';
-import type * as SmsPagingModule from '../nodes/shared/account/smsPaging.ts';
+import type * as SignatureModule from '../nodes/CommsUnified/trigger/signature.ts';
+import type * as SmsPagingModule from '../nodes/CommsAccount/api/smsPaging.ts';
 import type * as SandboxModule from '../sandbox/index.ts';
 
 const require = createRequire(import.meta.url);
@@ -36,10 +36,10 @@ function fromBuild<Module>(source: string): Module {
 export const sandboxModule = () => fromBuild<typeof SandboxModule>('sandbox/index.ts');
 
 export const smsPagingModule = () =>
-	fromBuild<typeof SmsPagingModule>('nodes/shared/account/smsPaging.ts');
+	fromBuild<typeof SmsPagingModule>('nodes/CommsAccount/api/smsPaging.ts');
 
 export const signatureModule = () =>
-	fromBuild<typeof SignatureModule>('nodes/CommsUnifiedTrigger/signature.ts');
+	fromBuild<typeof SignatureModule>('nodes/CommsUnified/trigger/signature.ts');
 
 /** Every module above, loaded once: a moved source or a stale build fails here. */
 export function loadAll(): void {

@@ -7,8 +7,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { assertAccountKey } from '../nodes/CommsAccount/api/credential';
 import {
-	assertAccountKey,
 	assertRequestTarget,
 	assertSafeUrl,
 	testRules,

@@ -7,10 +7,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { assertUnifiedKey } from '../nodes/CommsUnified/api/credential';
 import {
 	assertRequestTarget,
 	assertSafeUrl,
-	assertUnifiedKey,
 	testRules,
 } from '../nodes/shared/transport/credentialRules';
 

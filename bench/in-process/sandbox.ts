@@ -7,7 +7,7 @@ import type { RequestLogEntry, Sandbox, SmsOrder } from '../../sandbox/index.ts'
 export const LATENCY_MS = 20;
 export const DOCUMENTED_PER_WINDOW = 600;
 export const WINDOW_MS = 60_000;
-/** The API's largest page for GET /v1/sms (nodes/shared/account/smsPaging.ts MAX_PAGE_SIZE). */
+/** The API's largest page for GET /v1/sms (nodes/CommsAccount/api/smsPaging.ts MAX_PAGE_SIZE). */
 export const SMS_PAGE = smsPagingModule().MAX_PAGE_SIZE;
 /** Both orders a server may return GET /v1/sms in; every reading benchmark runs both. */
 const ORDERS: SmsOrder[] = ['oldestFirst', 'newestFirst'];

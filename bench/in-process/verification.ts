@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signatureModule } from '../build.ts';
-import type { SignatureInput } from '../../nodes/CommsUnifiedTrigger/signature.ts';
+import type { SignatureInput } from '../../nodes/CommsUnified/trigger/signature.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
 import { timed } from './measures.ts';
 import { withSandbox } from './sandbox.ts';
@@ -113,7 +113,7 @@ export async function verificationBench({ durationMs = 1000 } = {}) {
 		const bad = checksPerSecond(() => checkSignature(wrong) === 'mismatch', durationMs, 'rejected');
 		return {
 			scenario: 'Webhook signature check (HMAC-SHA256 of the raw body, constant-time compare)',
-			function: 'checkSignature (build/nodes/CommsUnifiedTrigger/signature.js)',
+			function: 'checkSignature (build/nodes/CommsUnified/trigger/signature.js)',
 			event: JSON.parse(webhook.rawBody.toString('utf8')).event as string,
 			bodyBytes: webhook.rawBody.length,
 			rightSignature: right,

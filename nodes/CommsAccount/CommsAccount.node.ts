@@ -13,7 +13,7 @@ import { sendAndWaitWebhooks } from '../shared/runtime/sendAndWait/description';
 import { runOrWait } from '../shared/runtime/sendAndWait/wait';
 import { sendAndWaitWebhook } from '../shared/runtime/sendAndWait/webhook';
 import { withToolDescriptions } from '../shared/runtime/toolDescriptions';
-import { getNumbers, getSmsNumbers } from '../shared/account/numbersList';
+import { getNumbers, getSmsNumbers } from './api/numbersList';
 import { callDescription, callOperations } from './resources/call';
 import { numberDescription, numberOperations } from './resources/number';
 import { smsDescription, smsOperations } from './resources/sms';

@@ -13,7 +13,7 @@ import { sendAndWaitWebhooks } from '../shared/runtime/sendAndWait/description';
 import { runOrWait } from '../shared/runtime/sendAndWait/wait';
 import { sendAndWaitWebhook } from '../shared/runtime/sendAndWait/webhook';
 import { withToolDescriptions } from '../shared/runtime/toolDescriptions';
-import { UNIFIED_CREDENTIAL } from '../shared/transport';
+import { UNIFIED_CREDENTIAL } from './api/credential';
 import { aiDescription, aiOperations } from './resources/ai';
 import { emailDescription, emailOperations } from './resources/email';
 import { smsDescription, smsOperations } from './resources/sms';

@@ -318,7 +318,7 @@ describe('one state for every node of the installed package', () => {
 		};
 		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the installed copy, by path
 		const { accountApi } = require(
-			path.join(installed, 'dist', 'nodes', 'shared', 'transport', 'accountApi.js'),
+			path.join(installed, 'dist', 'nodes', 'CommsAccount', 'api', 'accountApi.js'),
 		) as { accountApi: { limitOf(): RateLimit } };
 		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the installed copy, by path
 		const transport = require(

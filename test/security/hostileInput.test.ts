@@ -5,8 +5,8 @@
  * message quotes at most a short prefix of what it was given.
  */
 import { runCredentialTest, runWorkflow } from '../../harness';
-import { forgetCredentials } from '../../nodes/CommsUnifiedTrigger/credentialCache';
-import { recentEvents } from '../../nodes/CommsUnifiedTrigger/replay';
+import { forgetCredentials } from '../../nodes/CommsUnified/trigger/credentialCache';
+import { recentEvents } from '../../nodes/CommsUnified/trigger/replay';
 import {
 	assertSafeUrl,
 	isLoopbackHost,

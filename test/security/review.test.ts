@@ -7,8 +7,8 @@
  * wrongAddress.test.ts and unifiedTrigger.test.ts.)
  */
 import { runCredentialTest, runWorkflow } from '../../harness';
-import { forgetCredentials } from '../../nodes/CommsUnifiedTrigger/credentialCache';
-import { recentEvents } from '../../nodes/CommsUnifiedTrigger/replay';
+import { forgetCredentials } from '../../nodes/CommsUnified/trigger/credentialCache';
+import { recentEvents } from '../../nodes/CommsUnified/trigger/replay';
 import { captureLogs } from '../support/logs';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
 import { type Reply, startStubServer, type StubServer } from '../support/stubServer';

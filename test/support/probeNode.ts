@@ -11,8 +11,9 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { accountApiRequest, unifiedApiRequest } from '../../nodes/shared/transport';
-import type { UnifiedService } from '../../nodes/shared/transport/unifiedApi';
+import { accountApiRequest } from '../../nodes/CommsAccount/api/request';
+import { unifiedApiRequest } from '../../nodes/CommsUnified/api/request';
+import type { UnifiedService } from '../../nodes/CommsUnified/api/unifiedApi';
 
 export const PROBE_TYPE = 'test.transportProbe';
 

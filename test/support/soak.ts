@@ -31,8 +31,8 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { PollHarness, type PollRun } from '../../harness';
-import { CLOCK_PRECISION_MS } from '../../nodes/CommsAccountTrigger/historyCursor';
-import { DEFAULT_OUTCOME_SETTINGS } from '../../nodes/CommsAccountTrigger/pendingRecords';
+import { CLOCK_PRECISION_MS } from '../../nodes/CommsAccount/trigger/historyCursor';
+import { DEFAULT_OUTCOME_SETTINGS } from '../../nodes/CommsAccount/trigger/pendingRecords';
 import { PHONE_DOC_IDS, type Sandbox, TEST_NUMBERS } from '../../sandbox';
 import { accountApi } from '../sandbox/helpers';
 import { accountCredentials } from './sandbox';

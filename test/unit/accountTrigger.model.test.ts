@@ -58,7 +58,7 @@ import {
 	parseState,
 	runPoll,
 	type SmsOrder,
-} from '../../nodes/CommsAccountTrigger/historyCursor';
+} from '../../nodes/CommsAccount/trigger/historyCursor';
 import {
 	DEFAULT_OUTCOME_SETTINGS,
 	outcomeBaseline,
@@ -67,10 +67,10 @@ import {
 	type OutcomeState,
 	parseOutcomeState,
 	pollOutcomes,
-} from '../../nodes/CommsAccountTrigger/pendingRecords';
-import { ACTIVATION_MAX_PAGES, activate } from '../../nodes/CommsAccountTrigger/startingPoint';
-import type { SmsPage, SmsRecord } from '../../nodes/shared/account/smsPaging';
-import { accountRecordTimes } from '../../nodes/shared/transport/accountApi';
+} from '../../nodes/CommsAccount/trigger/pendingRecords';
+import { ACTIVATION_MAX_PAGES, activate } from '../../nodes/CommsAccount/trigger/startingPoint';
+import type { SmsPage, SmsRecord } from '../../nodes/CommsAccount/api/smsPaging';
+import { accountRecordTimes } from '../../nodes/CommsAccount/api/accountApi';
 import {
 	ApiClocks,
 	apiNowEstimate,
@@ -94,7 +94,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const WATCH_MS = DEFAULT_OUTCOME_SETTINGS.maxPendingMs;
 const RECHECK_MS = DEFAULT_OUTCOME_SETTINGS.maxRecheckMs;
 
-/** Statuses known to be final (nodes/shared/account/statuses.ts): documented, and failure words. */
+/** Statuses known to be final (nodes/CommsAccount/api/statuses.ts): documented, and failure words. */
 const FINAL_CALL = ['completed', 'busy', 'no-answer-agent', 'failed', 'no-answer', 'Canceled'];
 /** A last status nobody listed: the call has ended, but nothing says so (it is in progress to the trigger). */
 const UNLISTED_END = 'wrapped-up';

@@ -1,8 +1,8 @@
+import { assertAccountKey } from '../../nodes/CommsAccount/api/credential';
+import { assertUnifiedKey } from '../../nodes/CommsUnified/api/credential';
 import {
-	assertAccountKey,
 	assertRequestTarget,
 	assertSafeUrl,
-	assertUnifiedKey,
 	canonicalAddress,
 	isLoopbackHost,
 } from '../../nodes/shared/transport/credentialRules';

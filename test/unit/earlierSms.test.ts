@@ -1,12 +1,12 @@
 /**
- * Skip If Sent Within's matching (nodes/shared/account/earlierSms.ts) against a simple model: the
+ * Skip If Sent Within's matching (nodes/CommsAccount/api/earlierSms.ts) against a simple model: the
  * earlier SMS that count are those sent (or without a direction), dated inside the window, with a
  * recipient and a text; each stands for at most one item, the oldest first; so of N items of one
  * recipient and text after E such SMS, min(N, E) are skipped.
  */
 import fc from 'fast-check';
 
-import { EarlierSms, skippedOutput, skipWindow } from '../../nodes/shared/account/earlierSms';
+import { EarlierSms, skippedOutput, skipWindow } from '../../nodes/CommsAccount/api/earlierSms';
 
 const T0 = Date.parse('2026-11-27T10:00:00.000Z');
 /** The API's clock as n8n's, to the millisecond. */

@@ -1,5 +1,5 @@
 /**
- * The outcome tracker of "Call Ended" and "SMS Delivered" (nodes/CommsAccountTrigger/pendingRecords.ts),
+ * The outcome tracker of "Call Ended" and "SMS Delivered" (nodes/CommsAccount/trigger/pendingRecords.ts),
  * case by case: each record once when final, a record in progress tracked by id and looked up
  * once it has left the window (so it holds nothing else back), a call still in progress after a
  * day emitted with its last status and a flag, an SMS without a receipt let go after a day, more
@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 
-import { DEFAULT_SETTINGS, type PageRequest } from '../../nodes/CommsAccountTrigger/historyCursor';
+import { DEFAULT_SETTINGS, type PageRequest } from '../../nodes/CommsAccount/trigger/historyCursor';
 import {
 	DEFAULT_OUTCOME_SETTINGS,
 	type OutcomeKind,
@@ -18,8 +18,8 @@ import {
 	type OutcomeState,
 	parseOutcomeState,
 	pollOutcomes,
-} from '../../nodes/CommsAccountTrigger/pendingRecords';
-import type { SmsPage, SmsRecord } from '../../nodes/shared/account/smsPaging';
+} from '../../nodes/CommsAccount/trigger/pendingRecords';
+import type { SmsPage, SmsRecord } from '../../nodes/CommsAccount/api/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
 const MINUTE = 60_000;

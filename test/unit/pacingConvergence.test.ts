@@ -6,9 +6,9 @@
  * decisions. (Servers of other shapes, one process: pacingShapes.test.ts.)
  */
 import fc from 'fast-check';
-import { ACCOUNT_LIMIT } from '../../nodes/shared/transport/accountApi';
+import { ACCOUNT_LIMIT } from '../../nodes/CommsAccount/api/accountApi';
 import { RateLimiter, SPREAD_OF_WINDOW } from '../../nodes/shared/transport/pacing';
-import { UNIFIED_LIMITS } from '../../nodes/shared/transport/unifiedApi';
+import { UNIFIED_LIMITS } from '../../nodes/CommsUnified/api/unifiedApi';
 import { FakeClock } from '../support/fakeClock';
 import { leastMs, runModel } from '../support/rateModel';
 

@@ -9,7 +9,7 @@
  * and the 429s as a share of all requests.
  */
 import fc from 'fast-check';
-import { ACCOUNT_LIMIT } from '../../nodes/shared/transport/accountApi';
+import { ACCOUNT_LIMIT } from '../../nodes/CommsAccount/api/accountApi';
 import { SPREAD_OF_WINDOW } from '../../nodes/shared/transport/pacing';
 import { type ModelClient, type ModelResult, runModel } from '../support/rateModel';
 import { leastTimeMs, type Phase, type Shape } from '../support/rateServer';

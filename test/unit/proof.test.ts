@@ -1,14 +1,14 @@
 /**
  * "Not sent" and "refused" only on proof: the pure rules the transport decides a write's outcome
- * by (nodes/shared/transport/proof.ts, nodes/shared/transport/accountApi.ts and unifiedApi.ts), against errors Node.js really
+ * by (nodes/shared/transport/proof.ts, nodes/CommsAccount/api/accountApi.ts and nodes/CommsUnified/api/unifiedApi.ts), against errors Node.js really
  * raises and against thousands of generated ones, each judged by a simple model written apart.
  */
 import * as net from 'node:net';
 
 import fc from 'fast-check';
 
-import { isAccountRefusal } from '../../nodes/shared/transport/accountApi';
-import { isUnifiedRefusal } from '../../nodes/shared/transport/unifiedApi';
+import { isAccountRefusal } from '../../nodes/CommsAccount/api/accountApi';
+import { isUnifiedRefusal } from '../../nodes/CommsUnified/api/unifiedApi';
 import { failureLabel, provenNotSent } from '../../nodes/shared/transport/proof';
 
 /** A real error of a connection to a port where nothing listens. */

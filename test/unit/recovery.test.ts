@@ -10,7 +10,7 @@ import {
 	matchCreatedCall,
 	matchSentSms,
 	smsIds,
-} from '../../nodes/shared/account/recoveryMatching';
+} from '../../nodes/CommsAccount/api/recoveryMatching';
 import { ClaimLedger, LookupGate } from '../../nodes/shared/transport/recoveryClaims';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');

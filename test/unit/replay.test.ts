@@ -21,7 +21,7 @@ import {
 	storedBuckets,
 	type ClaimResult,
 	type RememberedEvents,
-} from '../../nodes/CommsUnifiedTrigger/replay';
+} from '../../nodes/CommsUnified/trigger/replay';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();

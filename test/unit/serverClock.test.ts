@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 
-import { matchSentSms } from '../../nodes/shared/account/recoveryMatching';
-import { accountCreatedIds, accountRecordTimes } from '../../nodes/shared/transport/accountApi';
+import { matchSentSms } from '../../nodes/CommsAccount/api/recoveryMatching';
+import { accountCreatedIds, accountRecordTimes } from '../../nodes/CommsAccount/api/accountApi';
 import {
 	ApiClocks,
 	apiNowEstimate,

@@ -14,7 +14,7 @@ import {
 	digestFromHeader,
 	usableSecret,
 	verifySignature,
-} from '../../nodes/CommsUnifiedTrigger/signature';
+} from '../../nodes/CommsUnified/trigger/signature';
 
 const SECRET = 'whsec_sbx_5d2a8f1c7e3b9a6d';
 const BODY =

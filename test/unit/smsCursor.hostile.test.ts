@@ -18,8 +18,8 @@ import {
 	type PageRequest,
 	parseState,
 	runPoll,
-} from '../../nodes/CommsAccountTrigger/historyCursor';
-import type { SmsPage } from '../../nodes/shared/account/smsPaging';
+} from '../../nodes/CommsAccount/trigger/historyCursor';
+import type { SmsPage } from '../../nodes/CommsAccount/api/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
 const SECOND = 1000;

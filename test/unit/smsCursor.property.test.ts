@@ -31,8 +31,8 @@ import {
 	type PollOutcome,
 	runPoll,
 	type SmsOrder,
-} from '../../nodes/CommsAccountTrigger/historyCursor';
-import type { SmsPage } from '../../nodes/shared/account/smsPaging';
+} from '../../nodes/CommsAccount/trigger/historyCursor';
+import type { SmsPage } from '../../nodes/CommsAccount/api/smsPaging';
 import { replay } from '../support/replay';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');

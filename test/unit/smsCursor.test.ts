@@ -15,8 +15,8 @@ import {
 	runPoll,
 	type SmsOrder,
 	stopPoll,
-} from '../../nodes/CommsAccountTrigger/historyCursor';
-import type { SmsPage, SmsRecord } from '../../nodes/shared/account/smsPaging';
+} from '../../nodes/CommsAccount/trigger/historyCursor';
+import type { SmsPage, SmsRecord } from '../../nodes/CommsAccount/api/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
 const at = (seconds: number) => T0 + seconds * 1000;

@@ -10,7 +10,7 @@ import {
 	smsCount,
 	toUnits,
 	VOICE_MINUTES_COUNTED,
-} from '../../nodes/CommsUnified/pricing';
+} from '../../nodes/CommsUnified/api/pricing';
 import { SpendingLedger } from '../../nodes/CommsUnified/spending';
 
 describe("prices from the spec's table", () => {

@@ -3,7 +3,7 @@
  * PollContext) against the sandbox with its setting `unlistedStatuses` on: calls and sent SMS pass
  * through statuses the API documents nowhere (a manual call `agent-answered` and `dialing`, an AI
  * call `dialing`, an SMS `submitted` and `pending`; a failed SMS ends `undelivered`). A status is
- * final only if known to be final (nodes/shared/account/statuses.ts); any other is in progress,
+ * final only if known to be final (nodes/CommsAccount/api/statuses.ts); any other is in progress,
  * and a status never seen before is said once in n8n's log, with a record that had it. The cases
  * reported in issue 36: Call Ended fired early (and the real end never), SMS Delivered never fired.
  */

@@ -6,7 +6,7 @@
  */
 import { runWorkflow } from '../../harness';
 import { TEST_NUMBERS } from '../../sandbox';
-import { ACCOUNT_LIMIT } from '../../nodes/shared/transport/accountApi';
+import { ACCOUNT_LIMIT } from '../../nodes/CommsAccount/api/accountApi';
 import { setSharedLimit } from '../../nodes/shared/transport/pacing';
 import { limiterScope } from '../../nodes/shared/transport';
 import { accountCredentials, useSandbox } from '../support/sandbox';

@@ -3,7 +3,7 @@
  * key travels, what is refused before any request, and that retries wait out 429s.
  */
 import { runWorkflow } from '../../harness';
-import { ACCOUNT_LIMIT } from '../../nodes/shared/transport/accountApi';
+import { ACCOUNT_LIMIT } from '../../nodes/CommsAccount/api/accountApi';
 import { setSharedLimit } from '../../nodes/shared/transport/pacing';
 import { limiterScope, setRequestTimeout } from '../../nodes/shared/transport';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';

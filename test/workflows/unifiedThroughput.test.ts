@@ -7,7 +7,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { limiterScope, runWorkflow, setSharedLimit } from '../../harness';
-import { UNIFIED_LIMITS, type UnifiedService } from '../../nodes/shared/transport/unifiedApi';
+import { UNIFIED_LIMITS, type UnifiedService } from '../../nodes/CommsUnified/api/unifiedApi';
 import { unifiedCredentials, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 

@@ -25,14 +25,14 @@ import {
 import {
 	forgetCredentials,
 	keptCredentials,
-} from '../../nodes/CommsUnifiedTrigger/credentialCache';
+} from '../../nodes/CommsUnified/trigger/credentialCache';
 import {
 	bucketEnd,
 	DEFAULT_WINDOW_SECONDS,
 	KEY_LENGTH,
 	MAX_REMEMBERED_EVENTS,
 	recentEvents,
-} from '../../nodes/CommsUnifiedTrigger/replay';
+} from '../../nodes/CommsUnified/trigger/replay';
 import { TEST_EMAILS, TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';
 import { unifiedApi } from '../sandbox/helpers';
 import { captureLogs } from '../support/logs';

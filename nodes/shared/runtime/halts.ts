@@ -10,21 +10,15 @@ import { withOutcome } from '../transport';
 import type { ItemError } from './itemErrors';
 
 /**
- * API codes after which no request with the same credential can succeed for the rest of the
- * execution: the key is not accepted, the account is suspended, the prepaid credits ran out.
+ * Whether nothing more can be sent after this error, as the transport marked it from the API's
+ * profile: with the same credential for the rest of the execution (the key is not accepted, the
+ * account is suspended, the prepaid credits ran out), or in this node run (its service is not
+ * available).
  */
-export const HALTS_EXECUTION = new Set([
-	'INSUFFICIENT_CREDITS',
-	'INVALID_API_KEY',
-	'MISSING_API_KEY',
-	'invalid_api_key',
-	'missing_api_key',
-	'key_disabled',
-	'account_suspended',
-]);
-
-/** API codes after which no further item of this node run can succeed: its service is not available. */
-export const HALTS_RUN = new Set(['SERVICE_UNAVAILABLE']);
+export function haltOf(error: ItemError): 'execution' | 'run' | undefined {
+	const halts = error.context?.halts;
+	return halts === 'execution' || halts === 'run' ? halts : undefined;
+}
 
 /** A failure after which nothing more is sent, and where it happened. */
 export interface Halt {

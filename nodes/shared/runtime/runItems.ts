@@ -38,14 +38,7 @@ import {
 	restoredError,
 	storedError,
 } from './failedRunMemory';
-import {
-	credentialKey,
-	executionState,
-	type Halt,
-	haltedError,
-	HALTS_EXECUTION,
-	HALTS_RUN,
-} from './halts';
+import { credentialKey, executionState, type Halt, haltedError, haltOf } from './halts';
 import { apiCodeOf, errorItem, type ItemError, toItemError } from './itemErrors';
 import type { Operation } from './operation';
 import { stopDescription } from './stopDescription';
@@ -171,9 +164,9 @@ export async function runItems<P>(
 			}
 			const code = apiCodeOf(itemError);
 			const found = { error: itemError, code: code ?? '', node: ctx.getNode().name, itemIndex };
-			if (code && HALTS_EXECUTION.has(code) && !state.halts.has(credential))
-				state.halts.set(credential, found);
-			if (code && HALTS_RUN.has(code)) runHalt ??= found;
+			const halts = haltOf(itemError);
+			if (halts === 'execution' && !state.halts.has(credential)) state.halts.set(credential, found);
+			if (halts === 'run') runHalt ??= found;
 			fail(itemError, itemIndex);
 			return false;
 		}

@@ -1,8 +1,8 @@
 /**
- * What an answer of either API, or of something in its place, says, in words a non-developer can
- * act on: the shape every description takes, the wording shared by both APIs, and the answer of
- * something that is not the API at all. Each API's own wording is in its profile
- * (`accountApi.ts`, `unifiedApi.ts`). Pure.
+ * What an answer of an API, or of something in its place, says, in words a non-developer can
+ * act on: the shape every description takes, the wording every API shares, and the answer of
+ * something that is not the API at all. Each API's own wording is in its profile (in its
+ * folder's `api/`). Pure.
  */
 
 /** What an answer says: the transport wraps it in a NodeApiError. */
@@ -12,9 +12,9 @@ export interface ErrorDescription {
 	/** The API's own machine-readable code, when it sent one. */
 	apiCode?: string;
 	httpStatus: number;
-	/** Unified: where to buy credits. */
+	/** Where to buy credits, when the API says. */
 	topUpUrl?: string;
-	/** Account 502: the carrier's code. */
+	/** The telephone carrier's code, when the API passes one on. */
 	carrierCode?: string;
 }
 

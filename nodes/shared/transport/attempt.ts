@@ -7,7 +7,12 @@ import type { IDataObject, IHttpRequestMethods, NodeApiError } from 'n8n-workflo
 import type { ErrorDescription } from './answers';
 import type { RecordTime } from './serverClock';
 import { type RateLimit, type RateLimiter, sharedLimiter } from './pacing';
-import { type CommsContext, type Connection, laneScope } from './connection';
+import {
+	type CommsContext,
+	type Connection,
+	type CredentialProfile,
+	laneScope,
+} from './connection';
 
 /** What a look-up found. */
 export type LookupResult =
@@ -41,7 +46,7 @@ export interface LookupWindow {
 }
 
 /**
- * A write the transport can look up when its outcome is unknown (see `../account/recoveryLookups.ts`). Without
+ * A write the transport can look up when its outcome is unknown (an API folder's `api/`, such as the Account API's recovery look-ups). Without
  * one, a write whose outcome is unknown is never sent again.
  */
 export interface RecoveryLookup {
@@ -65,18 +70,16 @@ export interface RecoveryLookup {
 
 /**
  * What the transport needs to know of one API: its name, credential and limits, what its
- * success, its error shape and its documented refusals look like, and its wording. One per API:
- * `accountApi.ts`, `unifiedApi.ts`.
+ * success, its error shape and its documented refusals look like, and its wording. One per API,
+ * in the API's own folder (`nodes/<Node>/api/`), passed in by that API's request function: this
+ * folder names no API.
  */
-export interface ApiProfile {
-	/** "Comms Account API", as messages name it. */
+export interface ApiProfile extends CredentialProfile {
+	/** The API's name, as messages name it. */
 	name: string;
-	/** The n8n credential type its requests are sent with. */
-	credential: string;
-	/** The credential field holding the address, and what belongs there, for "does not answer like the API". */
-	addressField: string;
+	/** What belongs in the credential's address field, for "does not answer like the API". */
 	addressHint: string;
-	/** The documented rate limit of a key, in one lane (a Unified service) or for the whole API. */
+	/** The documented rate limit of a key, in one lane (a service of the API) or for the whole API. */
 	limitOf(lane?: string): RateLimit;
 	/** A complete, valid success body. */
 	isSuccess(body: unknown): boolean;
@@ -84,6 +87,14 @@ export interface ApiProfile {
 	isRefusal(status: number, body: unknown): boolean;
 	/** The API's own code, when the body is in its error shape. */
 	errorCodeOf(body: unknown): string | undefined;
+	/** Codes by which the API says it failed inside: a write's outcome is unknown. */
+	internalErrorCodes?: ReadonlySet<string>;
+	/**
+	 * Codes after which nothing more can succeed (runtime/halts.ts): with the same credential in
+	 * this execution (the key is not accepted, the credits ran out), or in this node run (the
+	 * service is not available).
+	 */
+	halts?: Readonly<Record<string, 'execution' | 'run'>>;
 	describe(status: number, body: unknown): ErrorDescription;
 	/**
 	 * The records of a success body, each with its identifiers and the time the API wrote on it
@@ -98,7 +109,7 @@ export interface ApiProfile {
 /** One request, and what to say and do when its outcome is unknown. */
 export interface Attempt {
 	profile: ApiProfile;
-	/** The limit lane within the key (a Unified service); none for the Account API. */
+	/** The limit lane within the key (a service of the API); none where the API has one limit per key. */
 	lane?: string;
 	method: IHttpRequestMethods;
 	url: string;

@@ -2,7 +2,7 @@
  * Reading how an attempt ended. For a write (anything that sends, calls or spends) an ending is:
  *
  * - `success` only on a complete answer that is the API's own success body;
- * - `refused` only on the API's own documented refusal, in its own error shape (the API's profile: accountApi.ts, unifiedApi.ts);
+ * - `refused` only on the API's own documented refusal, in its own error shape (the API's profile, in its folder's api/);
  * - `rateLimited` on 429, which the API documents as "retry with backoff": a refusal too;
  * - `notSent` only when it is proven that nothing reached the server (proof.ts);
  * - `unknown` in every other case, whatever the status, code or message.
@@ -80,10 +80,8 @@ export function classifyResponse(
 
 	// A write: anything that is not a success, a 429 or a documented refusal may have been carried out.
 	if (apiCode !== undefined) {
-		if (apiCode === 'INTERNAL_ERROR')
-			return unknown(
-				`the ${profile.name} reported an internal error (HTTP ${status}, INTERNAL_ERROR)`,
-			);
+		if (profile.internalErrorCodes?.has(apiCode))
+			return unknown(`the ${profile.name} reported an internal error (HTTP ${status}, ${apiCode})`);
 		if (status >= 500)
 			return unknown(
 				`the ${profile.name} answered HTTP ${status} (${GATEWAY_STATUS[status] ?? 'a server error'}, code ${apiCode})`,

@@ -12,19 +12,26 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	assertAccountKey,
-	assertSafeUrl,
-	assertUnifiedKey,
-	canonicalAddress,
-} from './credentialRules';
+import { assertSafeUrl, canonicalAddress } from './credentialRules';
 import { withOutcome } from './outcome';
 
 export type CommsContext =
 	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;
 
-export const ACCOUNT_CREDENTIAL = 'commsAccountApi';
-export const UNIFIED_CREDENTIAL = 'commsUnifiedApi';
+/** What reading an API's credential needs to know: part of the API's profile (attempt.ts). */
+export interface CredentialProfile {
+	/** The n8n credential type its requests are sent with. */
+	credential: string;
+	/** The first part of the pacing scope of its keys (limiterScope). */
+	scopeName: string;
+	/** Checks the credential's API key (its prefix) and returns it trimmed; throws CredentialRuleError. */
+	keyOf(apiKey: unknown): string;
+	/** The credential property holding the address, and its display name for messages. */
+	addressKey: string;
+	addressField: string;
+	/** Further credential properties holding secrets, redacted from everything that leaves. */
+	secretKeys?: string[];
+}
 
 export interface Connection {
 	credentialType: string;
@@ -44,47 +51,41 @@ function fingerprint(...parts: string[]): string {
  * The pacing scope of a key at an address: the API's limits are per key. The address is
  * canonical first, so `https://API.example.com` and `https://api.example.com:443/` share one.
  */
-export function limiterScope(
-	api: 'account' | 'unified',
-	key: string,
-	url: string,
-	lane?: string,
-): string {
-	return laneScope(`${api}:${fingerprint(key, canonicalAddress(url))}`, lane);
+export function limiterScope(scopeName: string, key: string, url: string, lane?: string): string {
+	return laneScope(`${scopeName}:${fingerprint(key, canonicalAddress(url))}`, lane);
 }
 
-/** The pacing scope of one lane (a Unified service) within a key's scope; the key's own without one. */
+/** The pacing scope of one lane (a service of the API, say) within a key's scope; the key's own without one. */
 export function laneScope(scope: string, lane?: string): string {
 	return lane ? `${scope}:${lane}` : scope;
 }
 
 function parseConnection(
-	credentialType: string,
+	profile: CredentialProfile,
 	credentials: ICredentialDataDecryptedObject,
 ): Connection {
-	if (credentialType === ACCOUNT_CREDENTIAL) {
-		const key = assertAccountKey(credentials.apiKey);
-		const url = canonicalAddress(assertSafeUrl(credentials.baseUrl, 'Base URL'));
-		return { credentialType, url, secrets: [key], scope: limiterScope('account', key, url) };
-	}
-	const { key } = assertUnifiedKey(credentials.apiKey);
-	const url = canonicalAddress(assertSafeUrl(credentials.endpointUrl, 'Endpoint URL'));
-	const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+	const key = profile.keyOf(credentials.apiKey);
+	const url = canonicalAddress(
+		assertSafeUrl(credentials[profile.addressKey], profile.addressField),
+	);
+	const others = (profile.secretKeys ?? [])
+		.map((name) => credentials[name])
+		.filter((secret): secret is string => typeof secret === 'string' && secret !== '');
 	return {
-		credentialType,
+		credentialType: profile.credential,
 		url,
-		secrets: [key, secret].filter(Boolean),
-		scope: limiterScope('unified', key, url),
+		secrets: [key, ...others],
+		scope: limiterScope(profile.scopeName, key, url),
 	};
 }
 
-async function readConnection(ctx: CommsContext, credentialType: string): Promise<Connection> {
+async function readConnection(ctx: CommsContext, profile: CredentialProfile): Promise<Connection> {
 	// Nothing is sent before the credential is read and checked.
 	const credentials = await ctx
-		.getCredentials(credentialType)
+		.getCredentials(profile.credential)
 		.catch((error: unknown) => Promise.reject(withOutcome(error, 'notSent')));
 	try {
-		return parseConnection(credentialType, credentials);
+		return parseConnection(profile, credentials);
 	} catch (error) {
 		// Only credential rules throw here; their messages never contain the key.
 		throw withOutcome(
@@ -96,16 +97,16 @@ async function readConnection(ctx: CommsContext, credentialType: string): Promis
 	}
 }
 
-export function getConnection(ctx: CommsContext, credentialType: string): Promise<Connection> {
+export function getConnection(ctx: CommsContext, profile: CredentialProfile): Promise<Connection> {
 	let perContext = connections.get(ctx);
 	if (!perContext) {
 		perContext = new Map();
 		connections.set(ctx, perContext);
 	}
-	let connection = perContext.get(credentialType);
+	let connection = perContext.get(profile.credential);
 	if (!connection) {
-		connection = readConnection(ctx, credentialType);
-		perContext.set(credentialType, connection);
+		connection = readConnection(ctx, profile);
+		perContext.set(profile.credential, connection);
 	}
 	return connection;
 }

@@ -1,6 +1,6 @@
 /**
- * The rules both credentials enforce before any request leaves: the key's prefix and an
- * address that is HTTPS, or plain HTTP only to this machine (the sandbox).
+ * The rules every credential enforces before any request leaves: an address that is HTTPS, or
+ * plain HTTP only to this machine (the sandbox). Each API's key rules are in its profile.
  *
  * Pure functions, shared by the credential classes' `authenticate` and by the transport.
  */
@@ -15,42 +15,11 @@ import { quotePrefix } from '../parameters/quotePrefix';
 /** The longest address accepted (the de facto limit of browsers and servers). */
 export const MAX_URL_LENGTH = 2048;
 
-export const ACCOUNT_KEY_PREFIX = 'acc_';
-
 export class CredentialRuleError extends Error {
 	constructor(message: string) {
 		super(message);
 		this.name = 'CredentialRuleError';
 	}
-}
-
-export function assertAccountKey(apiKey: unknown): string {
-	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
-	if (!key)
-		throw new CredentialRuleError(
-			'The Comms Account API credential has no API key. Paste the key from the dashboard\'s Account API page; it starts with "acc_".',
-		);
-	if (!key.startsWith(ACCOUNT_KEY_PREFIX)) {
-		throw new CredentialRuleError(
-			'This is not an Account API key: Account API keys start with "acc_". (Keys starting with "key_live_" or "key_test_" belong to the Comms Unified API credential.)',
-		);
-	}
-	return key;
-}
-
-export type UnifiedKeyMode = 'live' | 'test';
-
-export function assertUnifiedKey(apiKey: unknown): { key: string; mode: UnifiedKeyMode } {
-	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
-	if (!key)
-		throw new CredentialRuleError(
-			'The Comms Unified API credential has no API key. Paste a key starting with "key_live_" or "key_test_".',
-		);
-	if (key.startsWith('key_live_')) return { key, mode: 'live' };
-	if (key.startsWith('key_test_')) return { key, mode: 'test' };
-	throw new CredentialRuleError(
-		'This is not a Unified API key: Unified API keys start with "key_live_" (live: real actions, credits charged) or "key_test_" (test: no charges). (Keys starting with "acc_" belong to the Comms Account API credential.)',
-	);
 }
 
 /**

@@ -1,5 +1,7 @@
 /**
- * The one way our nodes talk to either API: this file is its public surface.
+ * The one way our nodes talk to an API: this file is its public surface. It names no API: each
+ * API's folder (`nodes/<Node>/api/`) holds its profile (`ApiProfile`: name, credential, limits,
+ * answers and wording) and its request function, which passes the profile to `send`.
  *
  * For every request: the credential's rules are checked (key prefix, HTTPS or loopback),
  * the request waits for its place under the key's rate limit, goes out through n8n's
@@ -7,47 +9,43 @@
  * settings) bounded as a whole by a timeout, and is retried only when that is safe (see
  * retry.ts). A success must be the API's own JSON, or it is an error ("does not answer like
  * the API"). A write whose outcome is unknown is looked up when the operation says how
- * (recovery.ts; the Account API's look-ups are in ../account/recoveryLookups.ts), and otherwise
- * never sent again. Everything that leaves, success bodies included, has been cleared of keys
- * and secrets; failures are NodeApiErrors.
+ * (recovery.ts; the look-ups themselves are in the API's folder), and otherwise never sent
+ * again. Everything that leaves, success bodies included, has been cleared of keys and secrets;
+ * failures are NodeApiErrors.
  *
- * In the order a request meets them: requests.ts (what the nodes call), accountApi.ts and
- * unifiedApi.ts (each API's profile: name, credential, limits, answers and wording; answers.ts
- * the wording both share), connection.ts (the credential, its HTTPS rule, the pacing scope) and
- * credentialRules.ts (the key's and address's rules), send.ts (the attempts, see retry.ts, and
- * the circuit breaker there), pacing.ts (the rate limiter; places.ts the places requests hold,
- * learnedLimit.ts what the server allows, learnt from its 429s), dispatch.ts (sending one attempt),
- * timeout.ts (the whole-request timeout), classify.ts (reading how it ended; proof.ts what proves
- * "not sent", outcome.ts the outcome each error carries), recovery.ts (unknown-outcome recovery;
- * recoveryClaims.ts what it remembers process-wide), serverClock.ts (the API's clock, from its records),
- * nodeErrors.ts (the NodeApiErrors), secrets.ts (redaction) and clock.ts (time, for tests).
+ * In the order a request meets them: the API folder's request function, attempt.ts (the profile
+ * and the request's shape; answers.ts the wording every API shares), connection.ts (the
+ * credential, its HTTPS rule, the pacing scope) and credentialRules.ts (the address's rules),
+ * send.ts (the attempts, see retry.ts, and the circuit breaker there), pacing.ts (the rate
+ * limiter; places.ts the places requests hold, learnedLimit.ts what the server allows, learnt
+ * from its 429s), dispatch.ts (sending one attempt), timeout.ts (the whole-request timeout),
+ * classify.ts (reading how it ended; proof.ts what proves "not sent", outcome.ts the outcome each
+ * error carries), recovery.ts (unknown-outcome recovery; recoveryClaims.ts what it remembers
+ * process-wide), serverClock.ts (the API's clock, from its records), nodeErrors.ts (the
+ * NodeApiErrors), secrets.ts (redaction) and clock.ts (time, for tests).
  */
-export type { LookupResult, LookupWindow, RecoveryLookup } from './attempt';
+export type { ApiProfile, LookupResult, LookupWindow, RecoveryLookup } from './attempt';
+export { detail, type ErrorDescription, fallback, isObject, text } from './answers';
 export { systemClock } from './clock';
-export type { UnifiedKeyMode } from './credentialRules';
+export { CredentialRuleError } from './credentialRules';
+export type { RateLimit } from './pacing';
 export { redactSecrets } from './secrets';
-export { UNIFIED_LIMITS, type UnifiedService } from './unifiedApi';
+export { send } from './send';
 export { forgetClaims } from './recoveryClaims';
 export {
-	ACCOUNT_CREDENTIAL,
 	type CommsContext,
+	type CredentialProfile,
 	forgetConnection,
 	getConnection,
 	limiterScope,
-	UNIFIED_CREDENTIAL,
 } from './connection';
-export {
-	accountApiRequest,
-	type AccountRequest,
-	unifiedApiRequest,
-	type UnifiedSuccess,
-} from './requests';
 export { hasOutcome, OUTCOME_WORDS, outcomeOf, withOutcome, type WriteOutcome } from './outcome';
 export {
-	accountClock,
+	apiClock,
 	type ApiClock,
 	type ClockBounds,
 	forgetApiClocks,
+	type RecordTime,
 	SAME_MOMENT_MS,
 	UNMEASURED_SKEW_MS,
 } from './serverClock';

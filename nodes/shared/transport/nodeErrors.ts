@@ -160,7 +160,7 @@ export function unknownOutcomeError(
 		first.status,
 	);
 	// Read by the item runner and the Spending Cap: listed, counted at its estimate, never run again.
-	return withOutcome(error, 'unknown');
+	return withOutcome(marked(error, attempt), 'unknown');
 }
 
 /** The error of an answer, as the request's API describes its status and body. */
@@ -171,7 +171,20 @@ export function answerError(
 	status: number,
 	body: unknown,
 ): NodeApiError {
-	return apiError(ctx, connection, attempt.profile.describe(status, body), body, attempt.itemIndex);
+	const found = attempt.profile.describe(status, body);
+	return marked(apiError(ctx, connection, found, body, attempt.itemIndex), attempt);
+}
+
+/**
+ * Marks an error whose API code the profile says halts what follows (`context.halts`, read by
+ * runtime/halts.ts): no further request with this credential in the execution, or in the run.
+ */
+function marked(error: NodeApiError, attempt: Attempt): NodeApiError {
+	const code = error.context.apiCode;
+	const halts = attempt.profile.halts;
+	if (typeof code === 'string' && halts && Object.hasOwn(halts, code))
+		error.context.halts = halts[code];
+	return error;
 }
 
 /** The error a request ends with when it will not be tried again. */
@@ -209,7 +222,7 @@ export function finalError(
 			: ending.code === 'ETIMEDOUT'
 				? `The ${attempt.profile.name} at ${where} did not answer within ${Math.round(requestTimeoutMs() / 1000)} seconds, after retrying.`
 				: `${capitalised(ending.reason)}, after retrying.`;
-	return plainError(
+	const error = plainError(
 		ctx,
 		connection,
 		message,
@@ -217,4 +230,5 @@ export function finalError(
 		ending.code,
 		attempt.itemIndex,
 	);
+	return marked(error, attempt);
 }

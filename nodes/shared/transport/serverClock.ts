@@ -26,7 +26,7 @@
  *   minute the trigger tolerates.
  * docs/decisions.md says why these numbers.
  */
-import { ACCOUNT_CREDENTIAL, type CommsContext, getConnection } from './connection';
+import { type CommsContext, type CredentialProfile, getConnection } from './connection';
 
 /**
  * Two instants of the API's records this close are "the same moment": it covers a record time
@@ -224,10 +224,10 @@ export function apiClockOf(scope: string): ApiClock {
 }
 
 /**
- * The Account API's clock for this node's credential, as every answer in this n8n process has
+ * An API's clock for this node's credential of it, as every answer in this n8n process has
  * shown it: for any `since` sent to it, and any window on its records' times.
  */
-export async function accountClock(ctx: CommsContext): Promise<ApiClock> {
-	const connection = await getConnection(ctx, ACCOUNT_CREDENTIAL);
+export async function apiClock(ctx: CommsContext, profile: CredentialProfile): Promise<ApiClock> {
+	const connection = await getConnection(ctx, profile);
 	return apiClockOf(connection.scope);
 }

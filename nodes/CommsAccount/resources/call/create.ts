@@ -2,8 +2,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/runtime/operation';
-import { createdCallLookup } from '../../../shared/account/recoveryLookups';
-import { accountApiRequest } from '../../../shared/transport';
+import { createdCallLookup } from '../../api/recoveryLookups';
+import { accountApiRequest } from '../../api/request';
 import {
 	defaultCountryOption,
 	forOperation,

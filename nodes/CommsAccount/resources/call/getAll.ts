@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/runtime/operation';
-import { accountApiRequest } from '../../../shared/transport';
+import { accountApiRequest } from '../../api/request';
 import {
 	defaultCountryOption,
 	forOperation,
@@ -16,7 +16,7 @@ import {
 	locatorValue,
 	phoneNumber,
 } from '../../../shared/parameters/nodeParameters';
-import { MAX_PAGE_SIZE } from '../../../shared/account/smsPaging';
+import { MAX_PAGE_SIZE } from '../../api/smsPaging';
 import { callModeParameter, simplifyCall } from './shared';
 
 export const callGetAllDescription: INodeProperties[] = forOperation('call', 'getAll', [

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/runtime/operation';
-import { accountApiRequest } from '../../../shared/transport';
+import { accountApiRequest } from '../../api/request';
 import {
 	defaultCountryOption,
 	forOperation,
@@ -15,7 +15,7 @@ import {
 	locatorValue,
 	phoneNumber,
 } from '../../../shared/parameters/nodeParameters';
-import { collectSms, type SmsPage } from '../../../shared/account/smsPaging';
+import { collectSms, type SmsPage } from '../../api/smsPaging';
 import { simplifySms } from './shared';
 
 export const smsGetAllDescription: INodeProperties[] = forOperation('sms', 'getAll', [

@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/runtime/operation';
-import { skippedOutput } from '../../../shared/account/earlierSms';
-import { findEarlierSms, noteSmsToSend } from '../../../shared/account/earlierSmsReads';
-import { sentSmsLookup } from '../../../shared/account/recoveryLookups';
-import { accountApiRequest, withOutcome } from '../../../shared/transport';
+import { skippedOutput } from '../../api/earlierSms';
+import { findEarlierSms, noteSmsToSend } from '../../api/earlierSmsReads';
+import { sentSmsLookup } from '../../api/recoveryLookups';
+import { withOutcome } from '../../../shared/transport';
+import { accountApiRequest } from '../../api/request';
 import {
 	defaultCountryOption,
 	forOperation,

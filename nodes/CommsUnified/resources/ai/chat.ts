@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { forOperation } from '../../../shared/parameters/descriptions';
 import type { Operation } from '../../../shared/runtime/operation';
-import { UNIFIED_LIMITS } from '../../../shared/transport';
+import { UNIFIED_LIMITS } from '../../api/unifiedApi';
 import { optionalString } from '../../../shared/parameters/nodeParameters';
 import {
 	type Envelope,
@@ -12,7 +12,7 @@ import {
 	spendingCapOption,
 } from '../../envelope';
 import { chatMessages } from '../../inputs';
-import { priceOf } from '../../pricing';
+import { priceOf } from '../../api/pricing';
 
 export const aiChatDescription: INodeProperties[] = forOperation('ai', 'chat', [
 	{

@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { forOperation } from '../../../shared/parameters/descriptions';
 import type { Operation } from '../../../shared/runtime/operation';
-import { UNIFIED_LIMITS } from '../../../shared/transport';
+import { UNIFIED_LIMITS } from '../../api/unifiedApi';
 import { optionalString, requiredMessage } from '../../../shared/parameters/nodeParameters';
 import {
 	type Envelope,
@@ -13,7 +13,7 @@ import {
 	noHistoryNotice,
 } from '../../envelope';
 import { emailAddress } from '../../inputs';
-import { priceOf } from '../../pricing';
+import { priceOf } from '../../api/pricing';
 
 export const emailSendDescription: INodeProperties[] = forOperation('email', 'send', [
 	noHistoryNotice,

@@ -6,7 +6,7 @@ import {
 	toParameter,
 } from '../../../shared/parameters/descriptions';
 import type { Operation } from '../../../shared/runtime/operation';
-import { UNIFIED_LIMITS } from '../../../shared/transport';
+import { UNIFIED_LIMITS } from '../../api/unifiedApi';
 import {
 	phoneNumber,
 	requiredMessage,
@@ -21,7 +21,7 @@ import {
 	noHistoryNotice,
 } from '../../envelope';
 import { optionalPhoneNumber } from '../../inputs';
-import { formatPence, priceOf, PRICES, toUnits } from '../../pricing';
+import { formatPence, priceOf, PRICES, toUnits } from '../../api/pricing';
 import {
 	checkSegments,
 	maxSegments,

@@ -4,7 +4,7 @@ import type { Operation } from '../../../shared/runtime/operation';
 import { sendAndWaitProperties } from '../../../shared/runtime/sendAndWait/description';
 import { answerLink, withAnswerLink } from '../../../shared/runtime/sendAndWait/wait';
 import type { Envelope } from '../../envelope';
-import { priceOf } from '../../pricing';
+import { priceOf } from '../../api/pricing';
 import { checkSegments, maxSegments } from '../../../shared/parameters/smsLength';
 import { segmentsCost, smsSend, smsSendDescription } from './send';
 

@@ -7,7 +7,7 @@ import {
 	toParameter,
 } from '../../../shared/parameters/descriptions';
 import type { Operation } from '../../../shared/runtime/operation';
-import { UNIFIED_LIMITS } from '../../../shared/transport';
+import { UNIFIED_LIMITS } from '../../api/unifiedApi';
 import {
 	phoneNumber,
 	requiredMessage,
@@ -23,7 +23,7 @@ import {
 	noHistoryNotice,
 } from '../../envelope';
 import { optionalPhoneNumber, optionalWebhookUrl } from '../../inputs';
-import { priceOf } from '../../pricing';
+import { priceOf } from '../../api/pricing';
 
 /** The five voices, with what a person needs to choose one. All speak English. */
 export const VOICES = [

@@ -1,6 +1,6 @@
 /**
  * Where the trigger starts at its first activation. Pure: no n8n, no clock, no I/O; the node
- * gives it the pages it reads and the API's clock as it knows it (../shared/transport/serverClock.ts).
+ * gives it the pages it reads and the API's clock as it knows it (../../shared/transport/serverClock.ts).
  *
  * "From the moment of publishing" is a moment of n8n's clock, and the API stamps its records with
  * its own, which may be behind or ahead by more than anything has measured. A time alone cannot
@@ -24,7 +24,7 @@ import {
 	readPoll,
 	type RecordShape,
 } from './historyCursor';
-import type { SmsPage } from '../shared/account/smsPaging';
+import type { SmsPage } from '../api/smsPaging';
 
 /** How far back the read at activation looks for the newest record there is. */
 export const LOOK_BACK_MS = 24 * 60 * 60_000;

@@ -8,14 +8,19 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { defaultCountryOption, phoneDocIdLocator } from '../shared/parameters/descriptions';
-import { getNumbers } from '../shared/account/numbersList';
-import { ACCOUNT_CREDENTIAL, forgetConnection, getConnection } from '../shared/transport';
-import { DEFAULT_LOOK_BACK_MINUTES } from './historyCursor';
-import { latestReceived } from './smsHistoryReads';
-import { claimPoll } from './pollLifecycle';
-import { type CallMode, pollOutcomeEvent, testOutcomeEvent } from './callEndedAndSmsDelivered';
-import { declared, readFilter, readSetup } from './pollSettings';
-import { pollSmsReceived } from './smsReceived';
+import { getNumbers } from './api/numbersList';
+import { forgetConnection, getConnection } from '../shared/transport';
+import { accountApi } from './api/accountApi';
+import { DEFAULT_LOOK_BACK_MINUTES } from './trigger/historyCursor';
+import { latestReceived } from './trigger/smsHistoryReads';
+import { claimPoll } from './trigger/pollLifecycle';
+import {
+	type CallMode,
+	pollOutcomeEvent,
+	testOutcomeEvent,
+} from './trigger/callEndedAndSmsDelivered';
+import { declared, readFilter, readSetup } from './trigger/pollSettings';
+import { pollSmsReceived } from './trigger/smsReceived';
 
 type TriggerEvent = 'smsReceived' | 'callEnded' | 'smsDelivered';
 
@@ -153,7 +158,7 @@ export class CommsAccountTrigger implements INodeType {
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		try {
-			await getConnection(this, ACCOUNT_CREDENTIAL).catch((error: unknown) => {
+			await getConnection(this, accountApi).catch((error: unknown) => {
 				// The credential's own rules (key prefix, HTTPS): someone has to fix the credential.
 				throw new NodeOperationError(this.getNode(), error as Error, {
 					failure: { cause: 'credential-invalid' },

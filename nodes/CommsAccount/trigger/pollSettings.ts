@@ -11,9 +11,9 @@ import {
 	options,
 	phoneNumber,
 	shown,
-} from '../shared/parameters/nodeParameters';
-import { accountClock } from '../shared/transport';
-import { numberOf } from '../shared/parameters/expressionValues';
+} from '../../shared/parameters/nodeParameters';
+import { accountClock } from '../api/request';
+import { numberOf } from '../../shared/parameters/expressionValues';
 import {
 	type CursorState,
 	DEFAULT_LOOK_BACK_MINUTES,
@@ -21,7 +21,7 @@ import {
 	type RecordShape,
 } from './historyCursor';
 import { activate } from './startingPoint';
-import type { SmsPage } from '../shared/account/smsPaging';
+import type { SmsPage } from '../api/smsPaging';
 import { failureOf } from './pollFailure';
 import type { InboxFilter } from './smsHistoryReads';
 import {

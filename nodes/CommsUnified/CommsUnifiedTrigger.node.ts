@@ -11,9 +11,9 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { redactSecrets } from '../shared/transport';
-import { EVENT_OPTIONS, eventItem, parseEvent, UNIFIED_EVENTS } from './event';
+import { EVENT_OPTIONS, eventItem, parseEvent, UNIFIED_EVENTS } from './trigger/event';
 import { quotePrefix } from '../shared/parameters/quotePrefix';
-import { forgetTrigger, webhookCredentials } from './credentialCache';
+import { forgetTrigger, webhookCredentials } from './trigger/credentialCache';
 import {
 	checkTimestamp,
 	DEFAULT_WINDOW_SECONDS,
@@ -22,8 +22,8 @@ import {
 	MAX_REMEMBERED_EVENTS,
 	MAX_WINDOW_SECONDS,
 	recentEvents,
-} from './replay';
-import { checkSignature, DEFAULT_SIGNATURE_HEADER, usableSecret } from './signature';
+} from './trigger/replay';
+import { checkSignature, DEFAULT_SIGNATURE_HEADER, usableSecret } from './trigger/signature';
 
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -18,7 +18,7 @@
  *   be looked up by no number (no phoneDocId in the record or the filter) is looked for instead
  *   with one page read from its time, at most one such read a poll;
  * - **emits a record once**, the first time it is seen at a status known to be final
- *   (../shared/account/statuses.ts; a call: any ending; an SMS: `delivered`, while a failure
+ *   (../api/statuses.ts; a call: any ending; an SMS: `delivered`, while a failure
  *   such as `failed` or `undelivered` ends the wait with nothing emitted, and is reported), and
  *   remembers it (historyCursor.ts) while a poll can return it again; any other status, one
  *   nobody listed included, is in progress (and reported once per status, with a record's id);
@@ -49,14 +49,14 @@ import {
 	type Shortfall,
 	type Stop,
 } from './historyCursor';
-import { isSmsRecord, type SmsPage, type SmsRecord } from '../shared/account/smsPaging';
+import { isSmsRecord, type SmsPage, type SmsRecord } from '../api/smsPaging';
 import {
 	isDelivered,
 	isFinalStatus,
 	isKnownStatus,
 	statusOf,
 	type StatusKind,
-} from '../shared/account/statuses';
+} from '../api/statuses';
 
 export type OutcomeKind = 'callEnded' | 'smsDelivered';
 
@@ -138,7 +138,7 @@ const STATUS_KIND: Record<OutcomeKind, StatusKind> = { callEnded: 'call', smsDel
 
 /**
  * Whether a status is on the way to a final one: any status not known to be final
- * (../shared/account/statuses.ts), a record without a readable status included.
+ * (../api/statuses.ts), a record without a readable status included.
  */
 export function inProgress(kind: OutcomeKind, status: string): boolean {
 	return !isFinalStatus(STATUS_KIND[kind], status);

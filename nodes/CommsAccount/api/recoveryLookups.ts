@@ -1,7 +1,7 @@
 /**
  * The look-ups an Account API write passes to the transport, so that a send whose outcome is
  * unknown is looked up in the history before anything else (see `recoveryMatching.ts`
- * for the matching and `../transport/recovery.ts` for when it happens).
+ * for the matching and `../../shared/transport/recovery.ts` for when it happens).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -13,7 +13,8 @@ import {
 	type SmsSend,
 	smsIds,
 } from './recoveryMatching';
-import { accountApiRequest, type CommsContext, type RecoveryLookup } from '../transport';
+import { type CommsContext, type RecoveryLookup } from '../../shared/transport';
+import { accountApiRequest } from './request';
 
 /** Records asked for in one look-up: the API's largest page. */
 const PAGE = 200;

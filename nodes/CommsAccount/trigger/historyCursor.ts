@@ -63,7 +63,7 @@ import {
 	recordKey,
 	type SmsPage,
 	type SmsRecord,
-} from '../shared/account/smsPaging';
+} from '../api/smsPaging';
 
 export type SmsOrder = 'oldestFirst' | 'newestFirst';
 
@@ -131,7 +131,7 @@ export const MAX_UNDATED = 1000;
 export const FUTURE_TOLERANCE_MS = 60_000;
 /**
  * Two record times this close are the same moment (a time written in whole seconds, a record
- * stamped a moment early: ../shared/transport/serverClock.ts): ids dropped for room move the floor
+ * stamped a moment early: ../../shared/transport/serverClock.ts): ids dropped for room move the floor
  * at most this far past now.
  */
 export const CLOCK_PRECISION_MS = 2000;

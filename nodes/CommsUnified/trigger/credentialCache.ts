@@ -21,7 +21,7 @@
  */
 import type { ICredentialDataDecryptedObject, INode, IWebhookFunctions } from 'n8n-workflow';
 
-import { systemClock } from '../shared/transport';
+import { systemClock } from '../../shared/transport';
 import type { SignatureVerdict } from './signature';
 
 /** How long a credential that verified a delivery is used without reading it again. */

@@ -1,13 +1,18 @@
 /**
- * What the nodes call: a request to the Account API v1, and an envelope to the Unified API.
+ * What the Account nodes call: a request to the Account API v1, sent through the shared
+ * transport with this API's profile (accountApi.ts), and the API's clock for a node's credential.
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import {
+	apiClock,
+	type ApiClock,
+	type CommsContext,
+	getConnection,
+	type RecoveryLookup,
+	send,
+} from '../../shared/transport';
 import { accountApi } from './accountApi';
-import type { RecoveryLookup } from './attempt';
-import { type CommsContext, getConnection } from './connection';
-import { unifiedApi, type UnifiedService } from './unifiedApi';
-import { send } from './send';
 
 export interface AccountRequest {
 	method: 'GET' | 'POST';
@@ -19,7 +24,7 @@ export interface AccountRequest {
 	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
 	action?: string;
 	/**
-	 * For a write: how to look it up when its outcome is unknown (see `../account/recoveryLookups.ts`). Then a
+	 * For a write: how to look it up when its outcome is unknown (see `recoveryLookups.ts`). Then a
 	 * 500, a gateway's 502/503/504, a broken connection or a timeout leads to a look-up, and the
 	 * request is sent again only if the look-up shows it was not carried out. Without it, such
 	 * a write is never sent again.
@@ -37,7 +42,7 @@ export async function accountApiRequest(
 	ctx: CommsContext,
 	request: AccountRequest,
 ): Promise<IDataObject> {
-	const connection = await getConnection(ctx, accountApi.credential);
+	const connection = await getConnection(ctx, accountApi);
 	const qs =
 		request.qs &&
 		Object.fromEntries(Object.entries(request.qs).filter(([, v]) => v !== undefined && v !== ''));
@@ -54,32 +59,10 @@ export async function accountApiRequest(
 	});
 }
 
-export interface UnifiedSuccess extends IDataObject {
-	success: true;
-	result: IDataObject;
-	billing: IDataObject;
-}
-
 /**
- * One envelope to the Unified API. Returns the success envelope (cleared of secrets). The API
- * has nothing to look a request up with, so one whose outcome is unknown is never sent again.
+ * The Account API's clock for this node's credential, as every answer in this n8n process has
+ * shown it: for any `since` sent to it, and any window on its records' times.
  */
-export async function unifiedApiRequest(
-	ctx: CommsContext,
-	service: UnifiedService,
-	action: string,
-	data: IDataObject,
-	itemIndex?: number,
-): Promise<UnifiedSuccess> {
-	const connection = await getConnection(ctx, unifiedApi.credential);
-	return (await send(ctx, connection, {
-		profile: unifiedApi,
-		lane: service,
-		method: 'POST',
-		url: connection.url,
-		body: () => ({ service, action, data: { ...data } }),
-		itemIndex,
-		action: `the ${service} request was carried out`,
-		check: `check in the API dashboard (or the events its webhook received) whether it was`,
-	})) as UnifiedSuccess;
+export function accountClock(ctx: CommsContext): Promise<ApiClock> {
+	return apiClock(ctx, accountApi);
 }

@@ -1,6 +1,8 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { ACCOUNT_CREDENTIAL, accountApiRequest, getConnection } from '../transport';
+import { getConnection } from '../../shared/transport';
+import { accountApi } from './accountApi';
+import { accountApiRequest } from './request';
 
 /**
  * The account's numbers for the "From list" picker. The list is fetched once and kept for a
@@ -11,7 +13,7 @@ const CACHE_MS = 5 * 60_000;
 const cache = new Map<string, { at: number; numbers: IDataObject[] }>();
 
 async function numbers(ctx: ILoadOptionsFunctions): Promise<IDataObject[]> {
-	const { scope } = await getConnection(ctx, ACCOUNT_CREDENTIAL);
+	const { scope } = await getConnection(ctx, accountApi);
 	const cached = cache.get(scope);
 	if (cached && Date.now() - cached.at < CACHE_MS) return cached.numbers;
 	const body = await accountApiRequest(ctx, { method: 'GET', path: '/v1/numbers' });

@@ -4,11 +4,17 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ApiProfile } from './attempt';
-import type { RecordTime } from './serverClock';
-import { detail, type ErrorDescription, fallback, isObject, text } from './answers';
-import { ACCOUNT_CREDENTIAL } from './connection';
-import type { RateLimit } from './pacing';
+import {
+	type ApiProfile,
+	detail,
+	type ErrorDescription,
+	fallback,
+	isObject,
+	type RateLimit,
+	type RecordTime,
+	text,
+} from '../../shared/transport';
+import { ACCOUNT_CREDENTIAL, assertAccountKey } from './credential';
 
 /** The Account API's documented limit, per key. */
 export const ACCOUNT_LIMIT: RateLimit = { perWindow: 600, windowMs: 60_000, concurrency: 25 };
@@ -44,6 +50,17 @@ const ACCOUNT_MESSAGES: Record<string, string> = {
 	call_not_found: 'No call with that ID was found on this number.',
 	phoneDoc_not_found: 'No number with that ID exists on this account. Pick one from the list.',
 	message_not_found: 'No SMS with that message ID exists on this account.',
+};
+
+/**
+ * Codes after which no request with the same credential can succeed for the rest of the
+ * execution (runtime/halts.ts): the key is not accepted, or the account is suspended.
+ */
+const HALTS: Record<string, 'execution' | 'run'> = {
+	invalid_api_key: 'execution',
+	missing_api_key: 'execution',
+	key_disabled: 'execution',
+	account_suspended: 'execution',
 };
 
 /** An error body in the Account API's own shape: `success: false` and a code in `error`. */
@@ -165,6 +182,9 @@ export function accountCreatedIds(body: IDataObject): string[] {
 export const accountApi: ApiProfile = {
 	name: 'Comms Account API',
 	credential: ACCOUNT_CREDENTIAL,
+	scopeName: 'account',
+	keyOf: assertAccountKey,
+	addressKey: 'baseUrl',
 	addressField: 'Base URL',
 	addressHint: "It is the API host from your provider's documentation, without /v1.",
 	limitOf: () => ACCOUNT_LIMIT,
@@ -172,6 +192,7 @@ export const accountApi: ApiProfile = {
 	isRefusal: isAccountRefusal,
 	errorCodeOf: (body) =>
 		isAccountErrorBody(body) ? String((body as { error: unknown }).error) : undefined,
+	halts: HALTS,
 	describe: describeAccountError,
 	recordTimes: accountRecordTimes,
 	createdIds: accountCreatedIds,

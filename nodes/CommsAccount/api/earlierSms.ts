@@ -21,7 +21,7 @@ export interface SkipWindow {
 	beforeMs: number;
 }
 
-/** What the window needs of the API's clock (../transport/serverClock.ts, `ApiClock`). */
+/** What the window needs of the API's clock (../../shared/transport/serverClock.ts, `ApiClock`). */
 export interface WindowClock {
 	/** The earliest API time of a record made at or after n8n's `wallMs`. */
 	since(wallMs: number): number;

@@ -1,11 +1,11 @@
 /**
  * Unknown-outcome recovery, the Account API's pure half: does a page of the SMS or call history
  * hold the record a write whose outcome is unknown may have made? Matching only; the requests
- * are in `recoveryLookups.ts`, when they happen in `../transport/recovery.ts`.
+ * are in `recoveryLookups.ts`, when they happen in `../../shared/transport/recovery.ts`.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { LookupResult, LookupWindow } from '../transport';
+import type { LookupResult, LookupWindow } from '../../shared/transport';
 
 function text(value: unknown): string | undefined {
 	return typeof value === 'string' && value !== ''

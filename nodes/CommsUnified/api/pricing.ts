@@ -3,8 +3,8 @@
  *
  * Money is counted in hundredths of a penny (units), so that 0.15p emails add up exactly.
  */
-import { SEGMENT_CHARACTERS, segmentsOf } from '../shared/parameters/smsLength';
-import type { UnifiedService } from '../shared/transport';
+import { SEGMENT_CHARACTERS, segmentsOf } from '../../shared/parameters/smsLength';
+import type { UnifiedService } from './unifiedApi';
 
 /** The spec's price table, in pence (1 credit = 1p). */
 export const PRICES = {

@@ -14,8 +14,8 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { executionRecord } from '../runtime/executionMemory';
-import { accountApiRequest, accountClock } from '../transport';
+import { executionRecord } from '../../shared/runtime/executionMemory';
+import { accountApiRequest, accountClock } from './request';
 import { EarlierSms, skipWindow, type SkipWindow } from './earlierSms';
 import { collectSms, type SmsPage, type SmsRecord } from './smsPaging';
 

@@ -6,12 +6,12 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../shared/account/smsPaging';
-import { accountApiRequest } from '../shared/transport';
+import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../api/smsPaging';
+import { accountApiRequest } from '../api/request';
 import { DEFAULT_SETTINGS, type PageRequest } from './historyCursor';
 import { fetchSms, type InboxFilter, latestSms } from './smsHistoryReads';
 import { fingerprint } from './pollLifecycle';
-import { finalStatuses, isFinalStatus } from '../shared/account/statuses';
+import { finalStatuses, isFinalStatus } from '../api/statuses';
 import {
 	DEFAULT_OUTCOME_SETTINGS,
 	type OutcomeKind,

@@ -4,7 +4,7 @@
  */
 import type { IPollFunctions } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../shared/account/smsPaging';
+import { MAX_PAGE_SIZE } from '../api/smsPaging';
 import type { Shortfall, Stop } from './historyCursor';
 
 /** What a poll's reading ended with (historyCursor.ts's PollOutcome, pendingRecords.ts's OutcomeResult). */

@@ -2,10 +2,16 @@
  * The Unified API's profile: its name, credential and per-service limits, what its envelopes look
  * like, and every error it documents in words a non-developer can act on (docs/api.md). Pure.
  */
-import type { ApiProfile } from './attempt';
-import { detail, type ErrorDescription, fallback, isObject, text } from './answers';
-import { UNIFIED_CREDENTIAL } from './connection';
-import type { RateLimit } from './pacing';
+import {
+	type ApiProfile,
+	detail,
+	type ErrorDescription,
+	fallback,
+	isObject,
+	type RateLimit,
+	text,
+} from '../../shared/transport';
+import { assertUnifiedKey, UNIFIED_CREDENTIAL } from './credential';
 
 export type UnifiedService = 'voice' | 'sms' | 'email' | 'ai';
 
@@ -26,6 +32,18 @@ const UNIFIED_MESSAGES: Record<string, string> = {
 		'Not enough credits for this request. Top up your credits, then run again only the items that were not sent.',
 	SERVICE_UNAVAILABLE: 'This service is not available for your account.',
 	INTERNAL_ERROR: 'The Comms Unified API had an internal error.',
+};
+
+/**
+ * After these codes nothing more can succeed (runtime/halts.ts): with the same credential in this
+ * execution (the key is not accepted, the prepaid credits ran out), or in this node run (its
+ * service is not available).
+ */
+const HALTS: Record<string, 'execution' | 'run'> = {
+	INSUFFICIENT_CREDITS: 'execution',
+	INVALID_API_KEY: 'execution',
+	MISSING_API_KEY: 'execution',
+	SERVICE_UNAVAILABLE: 'run',
 };
 
 /** An error body in the Unified API's own envelope: `success: false` and a code in `code`. */
@@ -104,12 +122,18 @@ export function describeUnifiedError(status: number, body: unknown): ErrorDescri
 export const unifiedApi: ApiProfile = {
 	name: 'Comms Unified API',
 	credential: UNIFIED_CREDENTIAL,
+	scopeName: 'unified',
+	keyOf: (apiKey) => assertUnifiedKey(apiKey).key,
+	addressKey: 'endpointUrl',
 	addressField: 'Endpoint URL',
+	secretKeys: ['webhookSecret'],
 	addressHint: 'It is the one address every Unified API request is posted to.',
 	limitOf: (service) => UNIFIED_LIMITS[service as UnifiedService],
 	isSuccess: isUnifiedSuccessBody,
 	isRefusal: (_status, body) => isUnifiedRefusal(body),
 	errorCodeOf: (body) =>
 		isUnifiedErrorBody(body) ? String((body as { code: unknown }).code) : undefined,
+	internalErrorCodes: new Set(['INTERNAL_ERROR']),
+	halts: HALTS,
 	describe: describeUnifiedError,
 };

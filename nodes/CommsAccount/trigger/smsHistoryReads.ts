@@ -5,13 +5,8 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { accountApiRequest } from '../shared/transport';
-import {
-	isSmsRecord,
-	MAX_PAGE_SIZE,
-	type SmsPage,
-	type SmsRecord,
-} from '../shared/account/smsPaging';
+import { accountApiRequest } from '../api/request';
+import { isSmsRecord, MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../api/smsPaging';
 import { type PageRequest, pageOrder } from './historyCursor';
 
 export interface InboxFilter {
