@@ -10,7 +10,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { defaultCountryOption, phoneDocIdLocator } from '../shared/parameters/descriptions';
 import { getNumbers } from '../shared/account/numbersList';
 import { ACCOUNT_CREDENTIAL, forgetConnection, getConnection } from '../shared/transport';
-import { DEFAULT_LOOK_BACK_MINUTES } from './historyCursor';
+import { DEFAULT_LOOK_BACK_MINUTES } from './cursorState';
 import { latestReceived } from './smsHistoryReads';
 import { claimPoll } from './pollLifecycle';
 import { type CallMode, pollOutcomeEvent, testOutcomeEvent } from './callEndedAndSmsDelivered';

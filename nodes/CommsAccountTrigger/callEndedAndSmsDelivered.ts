@@ -8,20 +8,20 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../shared/account/smsPaging';
 import { accountApiRequest } from '../shared/transport';
-import { DEFAULT_SETTINGS, type PageRequest } from './historyCursor';
+import { DEFAULT_SETTINGS } from './cursorState';
+import { type PageRequest } from './pageReading';
 import { fetchSms, type InboxFilter, latestSms } from './smsHistoryReads';
 import { fingerprint } from './pollLifecycle';
 import { finalStatuses, isFinalStatus } from '../shared/account/statuses';
 import {
 	DEFAULT_OUTCOME_SETTINGS,
-	type OutcomeKind,
-	outcomeBaseline,
-	outcomeShape,
 	type OutcomeIo,
+	type OutcomeKind,
+	outcomeShape,
 	type OutcomeState,
-	parseOutcomeState,
-	pollOutcomes,
 } from './pendingRecords';
+import { outcomeBaseline, parseOutcomeState } from './pendingState';
+import { pollOutcomes } from './pendingPoll';
 import { reportPoll } from './pollWarnings';
 import {
 	apiNow,

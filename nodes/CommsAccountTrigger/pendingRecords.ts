@@ -35,28 +35,14 @@
  * records are tracked by id from then on.
  */
 import {
-	baseline,
 	type CursorSettings,
 	type CursorState,
 	DEFAULT_SETTINGS,
-	endPoll,
-	FUTURE_TOLERANCE_MS,
-	inTimeOrder,
-	type PageRequest,
-	parseState,
-	readPoll,
 	type RecordShape,
-	type Shortfall,
-	type Stop,
-} from './historyCursor';
-import { isSmsRecord, type SmsPage, type SmsRecord } from '../shared/account/smsPaging';
-import {
-	isDelivered,
-	isFinalStatus,
-	isKnownStatus,
-	statusOf,
-	type StatusKind,
-} from '../shared/account/statuses';
+} from './cursorState';
+import type { PageRequest, Shortfall, Stop } from './pageReading';
+import type { SmsPage, SmsRecord } from '../shared/account/smsPaging';
+import { isFinalStatus, type StatusKind } from '../shared/account/statuses';
 
 export type OutcomeKind = 'callEnded' | 'smsDelivered';
 
@@ -134,7 +120,10 @@ export function outcomeShape(kind: OutcomeKind): RecordShape {
 	};
 }
 
-const STATUS_KIND: Record<OutcomeKind, StatusKind> = { callEnded: 'call', smsDelivered: 'sms' };
+export const STATUS_KIND: Record<OutcomeKind, StatusKind> = {
+	callEnded: 'call',
+	smsDelivered: 'sms',
+};
 
 /**
  * Whether a status is on the way to a final one: any status not known to be final
@@ -144,13 +133,12 @@ export function inProgress(kind: OutcomeKind, status: string): boolean {
 	return !isFinalStatus(STATUS_KIND[kind], status);
 }
 
-/** Whether the event fires at this final status: a call at any ending, an SMS once delivered. */
-function fires(kind: OutcomeKind, status: string): boolean {
-	return kind === 'callEnded' || isDelivered(status);
-}
-
 /** How a record is looked up by id: SMS by messageId; calls by callId on a number. */
-function refOf(kind: OutcomeKind, record: SmsRecord, phoneDocId?: string): string[] | undefined {
+export function refOf(
+	kind: OutcomeKind,
+	record: SmsRecord,
+	phoneDocId?: string,
+): string[] | undefined {
 	if (kind === 'smsDelivered') {
 		const messageId = text(record.messageId);
 		return messageId === undefined ? undefined : [messageId];
@@ -158,96 +146,6 @@ function refOf(kind: OutcomeKind, record: SmsRecord, phoneDocId?: string): strin
 	const callId = text(record.callId ?? record.callSid ?? record.id);
 	const number = text(record.phoneDocId) ?? (phoneDocId || undefined);
 	return callId === undefined || number === undefined ? undefined : [callId, number];
-}
-
-/** The state of an outcome trigger that has never polled: its list read from `start` (a time, or a starting state). */
-export function outcomeBaseline(
-	kind: OutcomeKind,
-	start: number | CursorState,
-	fp?: string,
-): OutcomeState {
-	return {
-		v: 2,
-		kind,
-		window: typeof start === 'number' ? baseline(start) : start,
-		pending: [],
-		...(fp === undefined ? {} : { fp }),
-	};
-}
-
-const finite = (value: unknown): value is number =>
-	typeof value === 'number' && Number.isFinite(value);
-
-function isPendingEntry(entry: unknown): entry is PendingEntry {
-	return (
-		Array.isArray(entry) &&
-		entry.length === 7 &&
-		typeof entry[0] === 'string' &&
-		finite(entry[1]) &&
-		typeof entry[2] === 'string' &&
-		finite(entry[3]) &&
-		finite(entry[4]) &&
-		Array.isArray(entry[5]) &&
-		entry[5].every((part: unknown) => typeof part === 'string') &&
-		(entry[6] === 0 || entry[6] === 1)
-	);
-}
-
-/** A state saved before records were tracked by id: `since` was held at the oldest pending one. */
-function fromV1(state: Record<string, unknown>, kind: OutcomeKind): OutcomeState | undefined {
-	const { floor, cursor, pending, done } = state;
-	if (!finite(floor) || !finite(cursor) || !Array.isArray(pending) || !Array.isArray(done))
-		return undefined;
-	const pendingOk = pending.every(
-		(e) => Array.isArray(e) && typeof e[0] === 'string' && finite(e[1]) && typeof e[2] === 'string',
-	);
-	const doneOk = done.every((e) => Array.isArray(e) && typeof e[0] === 'string' && finite(e[1]));
-	if (!pendingOk || !doneOk) return undefined;
-	const old = pending as Array<[string, number, string]>;
-	// The next poll reads on from the oldest record that was pending (done ids from there on
-	// were kept): each is seen again, with what it takes to look it up, or looked for by page.
-	const oldest = old.reduce((min, [, at]) => Math.min(min, at), Infinity);
-	return {
-		v: 2,
-		kind,
-		window: {
-			v: 1,
-			cursor,
-			floor,
-			seen: (done as Array<[string, number]>).map(([id, at]) => [id, at]),
-			...(old.length ? { resume: Math.max(floor, oldest) } : {}),
-		},
-		pending: old.map(([id, at, status]): PendingEntry => [id, at, status, at, 0, [], 1]),
-		...(typeof state.fp === 'string' ? { fp: state.fp } : {}),
-	};
-}
-
-/** A stored state of this kind, checked (and carried over from v1); undefined when it is not one. */
-export function parseOutcomeState(value: unknown, kind: OutcomeKind): OutcomeState | undefined {
-	if (!value || typeof value !== 'object') return undefined;
-	const state = value as Record<string, unknown>;
-	if (state.kind !== kind) return undefined;
-	if (state.v === 1) return fromV1(state, kind);
-	if (state.v !== 2 || !Array.isArray(state.pending)) return undefined;
-	const window = parseState(state.window);
-	if (!window || !state.pending.every(isPendingEntry)) return undefined;
-	return {
-		v: 2,
-		kind,
-		window,
-		pending: (state.pending as PendingEntry[]).map(
-			([id, at, status, seen, check, ref, dated]): PendingEntry => [
-				id,
-				at,
-				status,
-				seen,
-				check,
-				[...ref],
-				dated,
-			],
-		),
-		...(typeof state.fp === 'string' ? { fp: state.fp } : {}),
-	};
 }
 
 /** The API's answers an outcome poll needs. */
@@ -293,222 +191,4 @@ export interface OutcomeResult {
 	unlisted: Array<[status: string, id: string]>;
 	/** Sent SMS that ended without being delivered this poll (SMS Delivered does not fire): id and status. */
 	undelivered: Array<[id: string, status: string]>;
-}
-
-interface Tracked {
-	at: number;
-	status: string;
-	seen: number;
-	check: number;
-	ref: string[] | undefined;
-	/** Whether the list gives the record a usable time (else it is remembered by id alone). */
-	dated: boolean;
-}
-
-/** When to look at a pending record again: after half its age, within the settings' bounds. */
-function nextCheck(settings: OutcomeSettings, nowMs: number, at: number): number {
-	const wait = Math.min(settings.maxRecheckMs, Math.max(settings.minRecheckMs, (nowMs - at) / 2));
-	// Never past the end of its watch: the last look is made then.
-	return Math.min(nowMs + wait, at + settings.maxPendingMs);
-}
-
-/**
- * One poll: reads the list through `io.fetchPage`, looks up pending records by id, and returns
- * what to emit and the state to store. If a request fails, the error propagates and nothing of
- * this poll counts: the stored state is untouched.
- */
-export async function pollOutcomes(
-	start: OutcomeState,
-	io: OutcomeIo,
-	options: OutcomePollOptions,
-): Promise<OutcomeResult> {
-	const settings = options.settings ?? DEFAULT_OUTCOME_SETTINGS;
-	const kind = start.kind;
-	const shape = outcomeShape(kind);
-	const pending = new Map<string, Tracked>(
-		start.pending.map(([id, at, status, seen, check, ref, dated]) => [
-			id,
-			{ at, status, seen, check, ref: ref.length ? ref : undefined, dated: dated === 1 },
-		]),
-	);
-	const poll = await readPoll(start.window, (request) => io.fetchPage(request), {
-		settings: settings.reader,
-		keepReading: options.keepReading,
-		shape,
-		tracked: new Set(pending.keys()),
-	});
-	const nowMs = options.now();
-
-	const emit: Array<{ id: string; record: SmsRecord; at: number }> = [];
-	const remember: Array<[string, number]> = [];
-	const looked = new Set<string>();
-	const lastRecord = new Map<string, SmsRecord>();
-	let undated = 0;
-	const unlisted = new Map<string, string>();
-	const undelivered: Array<[string, string]> = [];
-	/** A record of the list or a look-up: tracked while in progress, emitted once final. */
-	const fold = (id: string, record: SmsRecord) => {
-		const { at: listAt, status } = describeRecord(kind, record);
-		if (!isKnownStatus(STATUS_KIND[kind], status) && !unlisted.has(statusOf(status)))
-			unlisted.set(statusOf(status), id);
-		looked.add(id);
-		lastRecord.set(id, record);
-		const known = pending.get(id);
-		// Dated by the list, never further past now than the cursor remembers a time (a record the
-		// API dates a little ahead of the earliest its clock can read is still at its own time).
-		const at =
-			known?.at ?? (Number.isNaN(listAt) ? nowMs : Math.min(listAt, nowMs + FUTURE_TOLERANCE_MS));
-		if (inProgress(kind, status)) {
-			pending.set(id, {
-				at,
-				status: status || known?.status || '',
-				seen: nowMs,
-				check: nextCheck(settings, nowMs, at),
-				ref: refOf(kind, record, settings.phoneDocId) ?? known?.ref,
-				dated: !Number.isNaN(listAt),
-			});
-			return;
-		}
-		pending.delete(id);
-		// Remembered as the list dates it: a record the list gives no usable time is remembered by id.
-		remember.push([id, listAt]);
-		if (fires(kind, status)) {
-			emit.push({ id, record, at });
-			if (Number.isNaN(listAt)) undated++;
-		} else undelivered.push([id, status]);
-	};
-	// A record a poll read more than once (on two pages, or twice on one) counts as last read.
-	const read = new Map<string, SmsRecord>();
-	for (const found of [...poll.found, ...poll.sightings].sort((a, b) => a.page - b.page))
-		read.set(found.key, found.record);
-	for (const [id, record] of read) fold(id, record);
-
-	// Pending records the list did not return, due for a look: those at the end of their watch
-	// first, then the earliest due; by id where a record says how, else by one page from its time.
-	const expiring = (entry: Tracked) => nowMs >= entry.at + settings.maxPendingMs;
-	const due = [...pending]
-		.filter(([id, entry]) => !looked.has(id) && (entry.check <= nowMs || expiring(entry)))
-		.sort(
-			([, a], [, b]) =>
-				Number(expiring(b)) - Number(expiring(a)) || a.check - b.check || a.at - b.at,
-		);
-	let lookups = 0;
-	let gone = 0;
-	let deferred = 0;
-	const byPage: Array<[string, Tracked]> = [];
-	for (const [id, entry] of due) {
-		const ref = entry.ref ?? refOf(kind, { id }, settings.phoneDocId);
-		if (!ref) {
-			byPage.push([id, entry]);
-			continue;
-		}
-		if (lookups >= settings.maxLookups) {
-			deferred++;
-			continue;
-		}
-		lookups++;
-		const record = await io.lookup(ref);
-		if (record === undefined || !isSmsRecord(record)) {
-			pending.delete(id);
-			looked.add(id);
-			gone++;
-			continue;
-		}
-		fold(id, record);
-	}
-	let revisits = 0;
-	if (byPage.length) {
-		// One page from the oldest of them: on an API answering oldest first it holds each record
-		// after it too; newest first, only while fewer than a page came after it.
-		const since = Math.min(...byPage.map(([, entry]) => entry.at));
-		revisits++;
-		const page = await io.fetchPage({
-			since: new Date(since).toISOString(),
-			limit: settings.reader.pageSize,
-		});
-		for (const record of Array.isArray(page?.messages) ? page.messages : []) {
-			if (!isSmsRecord(record)) continue;
-			const id = shape.key(record);
-			if (id !== undefined && pending.has(id) && !looked.has(id)) fold(id, record);
-		}
-		for (const [id, entry] of byPage) {
-			looked.add(id);
-			const still = pending.get(id);
-			if (still === entry) still.check = nextCheck(settings, nowMs, entry.at);
-		}
-	}
-
-	// The end of a watch, and room: a call is emitted as last seen, flagged; an SMS is let go.
-	let expired = 0;
-	let overflowed = 0;
-	const letGo = (id: string, entry: Tracked) => {
-		pending.delete(id);
-		remember.push([id, entry.dated ? entry.at : NaN]);
-		if (kind === 'callEnded')
-			emit.push({
-				id,
-				record: {
-					...(lastRecord.get(id) ?? { id, status: entry.status }),
-					stillInProgress: true,
-				},
-				at: entry.at,
-			});
-	};
-	for (const [id, entry] of [...pending])
-		if (expiring(entry) && looked.has(id)) {
-			letGo(id, entry);
-			if (kind === 'smsDelivered') expired++;
-		}
-	if (pending.size > settings.maxPending) {
-		const oldestFirst = [...pending].sort(([, a], [, b]) => a.at - b.at);
-		for (const [id, entry] of oldestFirst.slice(0, pending.size - settings.maxPending)) {
-			letGo(id, entry);
-			overflowed++;
-		}
-	}
-
-	const ended = endPoll(poll, nowMs, remember);
-	// Oldest first; records sharing a time in the order the server received them (as its pages
-	// show it), then those a look-up found.
-	const rank = new Map<string, number>();
-	inTimeOrder(poll, [...poll.found, ...poll.sightings]).forEach((found, index) => {
-		if (!rank.has(found.key)) rank.set(found.key, index);
-	});
-	const rankOf = (id: string) => rank.get(id) ?? Number.MAX_SAFE_INTEGER;
-	emit.sort((a, b) => a.at - b.at || rankOf(a.id) - rankOf(b.id));
-	return {
-		state: {
-			v: 2,
-			kind,
-			window: ended.state,
-			pending: [...pending]
-				.sort(([, a], [, b]) => a.at - b.at)
-				.map(([id, { at, status, seen, check, ref, dated }]): PendingEntry => [
-					id,
-					at,
-					status,
-					seen,
-					check,
-					ref ?? [],
-					dated ? 1 : 0,
-				]),
-			...(start.fp === undefined ? {} : { fp: start.fp }),
-		},
-		emit: emit.map((e) => e.record),
-		pages: ended.pages,
-		lookups,
-		revisits,
-		...(ended.shortfall ? { shortfall: ended.shortfall } : {}),
-		newMayBeHidden: ended.newMayBeHidden,
-		...(ended.stopped ? { stopped: ended.stopped } : {}),
-		...(ended.steppedPast === undefined ? {} : { steppedPast: ended.steppedPast }),
-		skipped: ended.skipped,
-		undated,
-		expired,
-		overflowed,
-		gone,
-		deferred,
-		unlisted: [...unlisted],
-		undelivered,
-	};
 }

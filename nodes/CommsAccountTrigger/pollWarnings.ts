@@ -5,7 +5,7 @@
 import type { IPollFunctions } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../shared/account/smsPaging';
-import type { Shortfall, Stop } from './historyCursor';
+import type { Shortfall, Stop } from './pageReading';
 
 /** What a poll's reading ended with (historyCursor.ts's PollOutcome, pendingRecords.ts's OutcomeResult). */
 export interface ReadReport {

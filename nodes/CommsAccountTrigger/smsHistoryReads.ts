@@ -12,7 +12,7 @@ import {
 	type SmsPage,
 	type SmsRecord,
 } from '../shared/account/smsPaging';
-import { type PageRequest, pageOrder } from './historyCursor';
+import { pageOrder, type PageRequest } from './pageReading';
 
 export interface InboxFilter {
 	/** Only this number (empty: every number of the account). */

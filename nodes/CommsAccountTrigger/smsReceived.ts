@@ -1,14 +1,9 @@
 /** The "SMS Received" event: every SMS the account's numbers receive, once, through the cursor. */
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import {
-	type CursorState,
-	DEFAULT_SETTINGS,
-	pageOrder,
-	type PageRequest,
-	parseState,
-	runPoll,
-} from './historyCursor';
+import { type CursorState, DEFAULT_SETTINGS, parseState } from './cursorState';
+import { pageOrder, type PageRequest } from './pageReading';
+import { runPoll } from './historyCursor';
 import { fetchReceived } from './smsHistoryReads';
 import { fingerprint } from './pollLifecycle';
 import { reportPoll } from './pollWarnings';

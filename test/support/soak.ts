@@ -31,7 +31,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { PollHarness, type PollRun } from '../../harness';
-import { CLOCK_PRECISION_MS } from '../../nodes/CommsAccountTrigger/historyCursor';
+import { CLOCK_PRECISION_MS } from '../../nodes/CommsAccountTrigger/cursorState';
 import { DEFAULT_OUTCOME_SETTINGS } from '../../nodes/CommsAccountTrigger/pendingRecords';
 import { PHONE_DOC_IDS, type Sandbox, TEST_NUMBERS } from '../../sandbox';
 import { accountApi } from '../sandbox/helpers';

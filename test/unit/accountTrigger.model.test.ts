@@ -54,20 +54,19 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	type CursorSettings,
 	DEFAULT_SETTINGS,
-	type PageRequest,
 	parseState,
-	runPoll,
 	type SmsOrder,
-} from '../../nodes/CommsAccountTrigger/historyCursor';
+} from '../../nodes/CommsAccountTrigger/cursorState';
+import { type PageRequest } from '../../nodes/CommsAccountTrigger/pageReading';
+import { runPoll } from '../../nodes/CommsAccountTrigger/historyCursor';
 import {
 	DEFAULT_OUTCOME_SETTINGS,
-	outcomeBaseline,
-	outcomeShape,
 	type OutcomeSettings,
+	outcomeShape,
 	type OutcomeState,
-	parseOutcomeState,
-	pollOutcomes,
 } from '../../nodes/CommsAccountTrigger/pendingRecords';
+import { outcomeBaseline, parseOutcomeState } from '../../nodes/CommsAccountTrigger/pendingState';
+import { pollOutcomes } from '../../nodes/CommsAccountTrigger/pendingPoll';
 import { ACTIVATION_MAX_PAGES, activate } from '../../nodes/CommsAccountTrigger/startingPoint';
 import type { SmsPage, SmsRecord } from '../../nodes/shared/account/smsPaging';
 import { accountRecordTimes } from '../../nodes/shared/transport/accountApi';

@@ -9,16 +9,16 @@
  */
 import fc from 'fast-check';
 
-import { DEFAULT_SETTINGS, type PageRequest } from '../../nodes/CommsAccountTrigger/historyCursor';
+import { DEFAULT_SETTINGS } from '../../nodes/CommsAccountTrigger/cursorState';
+import { type PageRequest } from '../../nodes/CommsAccountTrigger/pageReading';
 import {
 	DEFAULT_OUTCOME_SETTINGS,
 	type OutcomeKind,
-	outcomeBaseline,
 	type OutcomeSettings,
 	type OutcomeState,
-	parseOutcomeState,
-	pollOutcomes,
 } from '../../nodes/CommsAccountTrigger/pendingRecords';
+import { outcomeBaseline, parseOutcomeState } from '../../nodes/CommsAccountTrigger/pendingState';
+import { pollOutcomes } from '../../nodes/CommsAccountTrigger/pendingPoll';
 import type { SmsPage, SmsRecord } from '../../nodes/shared/account/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');

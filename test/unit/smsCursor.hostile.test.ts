@@ -15,10 +15,10 @@ import {
 	type CursorSettings,
 	type CursorState,
 	FUTURE_TOLERANCE_MS,
-	type PageRequest,
 	parseState,
-	runPoll,
-} from '../../nodes/CommsAccountTrigger/historyCursor';
+} from '../../nodes/CommsAccountTrigger/cursorState';
+import { type PageRequest } from '../../nodes/CommsAccountTrigger/pageReading';
+import { runPoll } from '../../nodes/CommsAccountTrigger/historyCursor';
 import type { SmsPage } from '../../nodes/shared/account/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');

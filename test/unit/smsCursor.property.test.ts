@@ -26,12 +26,11 @@ import fc from 'fast-check';
 import {
 	baseline,
 	type CursorSettings,
-	type PageRequest,
 	parseState,
-	type PollOutcome,
-	runPoll,
 	type SmsOrder,
-} from '../../nodes/CommsAccountTrigger/historyCursor';
+} from '../../nodes/CommsAccountTrigger/cursorState';
+import { type PageRequest } from '../../nodes/CommsAccountTrigger/pageReading';
+import { type PollOutcome, runPoll } from '../../nodes/CommsAccountTrigger/historyCursor';
 import type { SmsPage } from '../../nodes/shared/account/smsPaging';
 import { replay } from '../support/replay';
 

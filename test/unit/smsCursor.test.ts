@@ -4,18 +4,19 @@
  */
 import {
 	baseline,
-	beginPoll,
 	type CursorSettings,
 	type CursorState,
-	endPoll,
-	type PageRequest,
-	pageOrder,
 	parseState,
-	readPage,
-	runPoll,
 	type SmsOrder,
+} from '../../nodes/CommsAccountTrigger/cursorState';
+import {
+	beginPoll,
+	pageOrder,
+	type PageRequest,
+	readPage,
 	stopPoll,
-} from '../../nodes/CommsAccountTrigger/historyCursor';
+} from '../../nodes/CommsAccountTrigger/pageReading';
+import { endPoll, runPoll } from '../../nodes/CommsAccountTrigger/historyCursor';
 import type { SmsPage, SmsRecord } from '../../nodes/shared/account/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
