@@ -13,7 +13,11 @@ import { ACCOUNT_CREDENTIAL, forgetConnection, getConnection } from '../shared/t
 import { DEFAULT_LOOK_BACK_MINUTES } from './cursorState';
 import { latestReceived } from './smsHistoryReads';
 import { claimPoll } from './pollLifecycle';
-import { type CallMode, pollOutcomeEvent, testOutcomeEvent } from './callEndedAndSmsDelivered';
+import {
+	type CallMode,
+	pollFinalStatusEvent,
+	testFinalStatusEvent,
+} from './callEndedAndSmsDelivered';
 import { declared, readFilter, readSetup } from './pollSettings';
 import { pollSmsReceived } from './smsReceived';
 
@@ -168,7 +172,7 @@ export class CommsAccountTrigger implements INodeType {
 				const latest: IDataObject =
 					event === 'smsReceived'
 						? await latestReceived(this, filter, Date.now())
-						: await testOutcomeEvent(this, filter, event, callMode);
+						: await testFinalStatusEvent(this, filter, event, callMode);
 				return [this.helpers.returnJsonArray([latest])];
 			}
 
@@ -186,7 +190,7 @@ export class CommsAccountTrigger implements INodeType {
 				const setup = readSetup(this, filter, started);
 				return event === 'smsReceived'
 					? await pollSmsReceived(this, setup)
-					: await pollOutcomeEvent(this, setup, event, callMode);
+					: await pollFinalStatusEvent(this, setup, event, callMode);
 			} finally {
 				release();
 			}

@@ -3,7 +3,7 @@
  * a poll reads and finds new, and what it remembers between polls. Pure: no n8n, no clock, no
  * I/O. The node feeds it the pages it reads and stores the state it returns in the workflow's
  * static data. SMS Received uses it alone; Call Ended and SMS Delivered read through it and
- * track what they find (pendingRecords.ts).
+ * track what they find (inProgressRecords.ts).
  *
  * What the API gives (docs/api.md): `since` is an inclusive lower bound on the record's
  * time, `limit` is at most 200, and the order of the results is not stated (calls: most recent
@@ -75,7 +75,7 @@ import {
 } from './pageReading';
 import type { SmsPage, SmsRecord } from '../shared/account/smsPaging';
 
-export interface PollOutcome {
+export interface PollResult {
 	/** The state to store, now that every page of the poll has been read. */
 	state: CursorState;
 	/** The new records, oldest first, each once. */
@@ -122,7 +122,7 @@ export function endPoll(
 	poll: Poll,
 	nowMs: number,
 	remember: Array<[string, number]> = poll.found.map((found) => [found.key, found.at]),
-): PollOutcome {
+): PollResult {
 	const { start, settings } = poll;
 	const emit = inTimeOrder(poll, poll.found).map((found) => found.record);
 
@@ -245,7 +245,7 @@ export async function runPoll(
 	state: CursorState,
 	fetchPage: (request: PageRequest) => Promise<SmsPage>,
 	options: RunPollOptions,
-): Promise<PollOutcome> {
+): Promise<PollResult> {
 	const poll = await readPoll(state, fetchPage, options);
 	if (options.probeOrder && tiesNeedOrder(poll)) poll.order = await options.probeOrder();
 	return endPoll(poll, options.now());

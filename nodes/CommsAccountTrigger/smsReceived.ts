@@ -37,7 +37,7 @@ export async function pollSmsReceived(
 	const state: CursorState = stored ? { ...stored, fp } : await startOf(ctx, fp, setup, read);
 
 	let now = await apiNow(ctx);
-	const outcome = await runPoll(
+	const result = await runPoll(
 		state,
 		async (request) => {
 			const page = await read(request);
@@ -59,8 +59,8 @@ export async function pollSmsReceived(
 	);
 
 	// Every page of this poll has been read: only now does the cursor move.
-	ctx.getWorkflowStaticData('node')[STATE_KEY] = outcome.state as unknown as IDataObject;
-	reportSkipped(ctx, outcome.skipped, 'SMS');
-	reportPoll(ctx, outcome, { records: 'SMS', time: 'sent time' });
-	return outcome.emit.length ? [ctx.helpers.returnJsonArray(outcome.emit as IDataObject[])] : null;
+	ctx.getWorkflowStaticData('node')[STATE_KEY] = result.state as unknown as IDataObject;
+	reportSkipped(ctx, result.skipped, 'SMS');
+	reportPoll(ctx, result, { records: 'SMS', time: 'sent time' });
+	return result.emit.length ? [ctx.helpers.returnJsonArray(result.emit as IDataObject[])] : null;
 }

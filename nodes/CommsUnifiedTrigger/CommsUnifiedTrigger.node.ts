@@ -236,13 +236,13 @@ export class CommsUnifiedTrigger implements INodeType {
 				windowSeconds: settings.replayWindowSeconds,
 				stored: staticData[STATIC_KEY],
 			});
-			if (claim.outcome === 'duplicate') {
+			if (claim.kind === 'duplicate') {
 				this.logger.debug(
 					`${label(node, workflowId)} acknowledged a repeat of a ${named} event already taken`,
 				);
 				return {};
 			}
-			if (claim.outcome === 'full') {
+			if (claim.kind === 'full') {
 				// Taking it would mean forgetting an event still inside the window, so that its
 				// replay would be accepted; dropping it would lose it. The sender keeps it instead.
 				this.logger.warn(

@@ -1,6 +1,6 @@
 /**
- * One poll of Call Ended or SMS Delivered (pendingRecords.ts says what it promises), in steps:
- * fold what the list returned, look up the pending records it did not return, look for those
+ * One poll of Call Ended or SMS Delivered (inProgressRecords.ts says what it promises), in steps:
+ * fold what the list returned, look up the records in progress it did not return, look for those
  * that cannot be looked up with one page, let go the records at the end of their watch or
  * beyond room, and put what to emit in order. Pure: no n8n, no clock, no I/O.
  */
@@ -8,32 +8,32 @@ import { FUTURE_TOLERANCE_MS } from './cursorState';
 import { endPoll, inTimeOrder } from './historyCursor';
 import { type Poll, readPoll } from './pageReading';
 import {
-	DEFAULT_OUTCOME_SETTINGS,
+	DEFAULT_IN_PROGRESS_SETTINGS,
 	describeRecord,
 	inProgress,
-	type OutcomeIo,
-	type OutcomeKind,
-	type OutcomePollOptions,
-	type OutcomeResult,
-	type OutcomeSettings,
-	outcomeShape,
-	type OutcomeState,
+	type InProgressIo,
+	type FinalStatusEvent,
+	type InProgressPollOptions,
+	type InProgressResult,
+	type InProgressSettings,
+	inProgressShape,
+	type InProgressState,
 	refOf,
 	STATUS_KIND,
-} from './pendingRecords';
-import { nextCheck, storedPending, type Tracked, trackedOf } from './pendingState';
+} from './inProgressRecords';
+import { nextCheck, storedPending, type Tracked, trackedOf } from './inProgressState';
 import { isSmsRecord, type SmsRecord } from '../shared/account/smsPaging';
 import { isDelivered, isKnownStatus, statusOf } from '../shared/account/statuses';
 
 /** Whether the event fires at this final status: a call at any ending, an SMS once delivered. */
-function fires(kind: OutcomeKind, status: string): boolean {
+function fires(kind: FinalStatusEvent, status: string): boolean {
 	return kind === 'callEnded' || isDelivered(status);
 }
 
 /** What one poll has made of its records so far. */
 interface Round {
-	kind: OutcomeKind;
-	settings: OutcomeSettings;
+	kind: FinalStatusEvent;
+	settings: InProgressSettings;
 	nowMs: number;
 	pending: Map<string, Tracked>;
 	emit: Array<{ id: string; record: SmsRecord; at: number }>;
@@ -46,7 +46,7 @@ interface Round {
 	undated: number;
 }
 
-/** Whether a pending record is at the end of its watch. */
+/** Whether a record in progress is at the end of its watch. */
 function expiring(round: Round, entry: Tracked): boolean {
 	return round.nowMs >= entry.at + round.settings.maxPendingMs;
 }
@@ -93,13 +93,13 @@ function foldList(round: Round, poll: Poll): void {
 }
 
 /**
- * Looks up by id the pending records the list did not return that are due for a look: those at
+ * Looks up by id the records in progress the list did not return that are due for a look: those at
  * the end of their watch first, then the earliest due. Returns those that cannot be looked up
  * by id (to be looked for by page) and the counts.
  */
 async function lookUpDue(
 	round: Round,
-	io: OutcomeIo,
+	io: InProgressIo,
 ): Promise<{ byPage: Array<[string, Tracked]>; lookups: number; gone: number; deferred: number }> {
 	const { kind, settings, nowMs, pending } = round;
 	const due = [...pending]
@@ -144,7 +144,7 @@ async function lookUpDue(
  */
 async function revisitByPage(
 	round: Round,
-	io: OutcomeIo,
+	io: InProgressIo,
 	byPage: Array<[string, Tracked]>,
 ): Promise<number> {
 	if (!byPage.length) return 0;
@@ -154,7 +154,7 @@ async function revisitByPage(
 		since: new Date(since).toISOString(),
 		limit: settings.reader.pageSize,
 	});
-	const shape = outcomeShape(kind);
+	const shape = inProgressShape(kind);
 	for (const record of Array.isArray(page?.messages) ? page.messages : []) {
 		if (!isSmsRecord(record)) continue;
 		const id = shape.key(record);
@@ -219,22 +219,22 @@ function inEmitOrder(round: Round, poll: Poll): SmsRecord[] {
 }
 
 /**
- * One poll: reads the list through `io.fetchPage`, looks up pending records by id, and returns
+ * One poll: reads the list through `io.fetchPage`, looks up records in progress by id, and returns
  * what to emit and the state to store. If a request fails, the error propagates and nothing of
  * this poll counts: the stored state is untouched.
  */
-export async function pollOutcomes(
-	start: OutcomeState,
-	io: OutcomeIo,
-	options: OutcomePollOptions,
-): Promise<OutcomeResult> {
-	const settings = options.settings ?? DEFAULT_OUTCOME_SETTINGS;
+export async function pollInProgress(
+	start: InProgressState,
+	io: InProgressIo,
+	options: InProgressPollOptions,
+): Promise<InProgressResult> {
+	const settings = options.settings ?? DEFAULT_IN_PROGRESS_SETTINGS;
 	const kind = start.kind;
 	const pending = trackedOf(start);
 	const poll = await readPoll(start.window, (request) => io.fetchPage(request), {
 		settings: settings.reader,
 		keepReading: options.keepReading,
-		shape: outcomeShape(kind),
+		shape: inProgressShape(kind),
 		tracked: new Set(pending.keys()),
 	});
 	const round: Round = {

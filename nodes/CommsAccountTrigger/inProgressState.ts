@@ -3,14 +3,19 @@
  * back from static data (and carried over from v1), and the form a poll works on. Pure.
  */
 import { baseline, type CursorState, parseState } from './cursorState';
-import type { OutcomeKind, OutcomeSettings, OutcomeState, PendingEntry } from './pendingRecords';
+import type {
+	FinalStatusEvent,
+	InProgressSettings,
+	InProgressState,
+	InProgressEntry,
+} from './inProgressRecords';
 
-/** The state of an outcome trigger that has never polled: its list read from `start` (a time, or a starting state). */
-export function outcomeBaseline(
-	kind: OutcomeKind,
+/** The state of Call Ended or SMS Delivered that has never polled: its list read from `start` (a time, or a starting state). */
+export function inProgressBaseline(
+	kind: FinalStatusEvent,
 	start: number | CursorState,
 	fp?: string,
-): OutcomeState {
+): InProgressState {
 	return {
 		v: 2,
 		kind,
@@ -23,7 +28,7 @@ export function outcomeBaseline(
 const finite = (value: unknown): value is number =>
 	typeof value === 'number' && Number.isFinite(value);
 
-function isPendingEntry(entry: unknown): entry is PendingEntry {
+function isPendingEntry(entry: unknown): entry is InProgressEntry {
 	return (
 		Array.isArray(entry) &&
 		entry.length === 7 &&
@@ -38,8 +43,11 @@ function isPendingEntry(entry: unknown): entry is PendingEntry {
 	);
 }
 
-/** A state saved before records were tracked by id: `since` was held at the oldest pending one. */
-function fromV1(state: Record<string, unknown>, kind: OutcomeKind): OutcomeState | undefined {
+/** A state saved before records were tracked by id: `since` was held at the oldest one in progress. */
+function fromV1(
+	state: Record<string, unknown>,
+	kind: FinalStatusEvent,
+): InProgressState | undefined {
 	const { floor, cursor, pending, done } = state;
 	if (!finite(floor) || !finite(cursor) || !Array.isArray(pending) || !Array.isArray(done))
 		return undefined;
@@ -62,13 +70,16 @@ function fromV1(state: Record<string, unknown>, kind: OutcomeKind): OutcomeState
 			seen: (done as Array<[string, number]>).map(([id, at]) => [id, at]),
 			...(old.length ? { resume: Math.max(floor, oldest) } : {}),
 		},
-		pending: old.map(([id, at, status]): PendingEntry => [id, at, status, at, 0, [], 1]),
+		pending: old.map(([id, at, status]): InProgressEntry => [id, at, status, at, 0, [], 1]),
 		...(typeof state.fp === 'string' ? { fp: state.fp } : {}),
 	};
 }
 
 /** A stored state of this kind, checked (and carried over from v1); undefined when it is not one. */
-export function parseOutcomeState(value: unknown, kind: OutcomeKind): OutcomeState | undefined {
+export function parseInProgressState(
+	value: unknown,
+	kind: FinalStatusEvent,
+): InProgressState | undefined {
 	if (!value || typeof value !== 'object') return undefined;
 	const state = value as Record<string, unknown>;
 	if (state.kind !== kind) return undefined;
@@ -80,8 +91,8 @@ export function parseOutcomeState(value: unknown, kind: OutcomeKind): OutcomeSta
 		v: 2,
 		kind,
 		window,
-		pending: (state.pending as PendingEntry[]).map(
-			([id, at, status, seen, check, ref, dated]): PendingEntry => [
+		pending: (state.pending as InProgressEntry[]).map(
+			([id, at, status, seen, check, ref, dated]): InProgressEntry => [
 				id,
 				at,
 				status,
@@ -105,15 +116,15 @@ export interface Tracked {
 	dated: boolean;
 }
 
-/** When to look at a pending record again: after half its age, within the settings' bounds. */
-export function nextCheck(settings: OutcomeSettings, nowMs: number, at: number): number {
+/** When to look at a record in progress again: after half its age, within the settings' bounds. */
+export function nextCheck(settings: InProgressSettings, nowMs: number, at: number): number {
 	const wait = Math.min(settings.maxRecheckMs, Math.max(settings.minRecheckMs, (nowMs - at) / 2));
 	// Never past the end of its watch: the last look is made then.
 	return Math.min(nowMs + wait, at + settings.maxPendingMs);
 }
 
-/** The stored pending records, as a poll works on them. */
-export function trackedOf(start: OutcomeState): Map<string, Tracked> {
+/** The stored records in progress, as a poll works on them. */
+export function trackedOf(start: InProgressState): Map<string, Tracked> {
 	return new Map(
 		start.pending.map(([id, at, status, seen, check, ref, dated]) => [
 			id,
@@ -122,11 +133,11 @@ export function trackedOf(start: OutcomeState): Map<string, Tracked> {
 	);
 }
 
-/** The pending records as stored, oldest first. */
-export function storedPending(pending: Map<string, Tracked>): PendingEntry[] {
+/** The records in progress as stored, oldest first. */
+export function storedPending(pending: Map<string, Tracked>): InProgressEntry[] {
 	return [...pending]
 		.sort(([, a], [, b]) => a.at - b.at)
-		.map(([id, { at, status, seen, check, ref, dated }]): PendingEntry => [
+		.map(([id, { at, status, seen, check, ref, dated }]): InProgressEntry => [
 			id,
 			at,
 			status,

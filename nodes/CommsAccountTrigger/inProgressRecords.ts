@@ -1,9 +1,10 @@
 /**
- * Outcomes read back through the history endpoints: a call reaching a final state (GET
- * /v1/calls) and a sent SMS becoming `delivered` (GET /v1/sms?direction=sent). Pure: no n8n,
- * no clock, no I/O; the node gives it the API's answers and stores the state it returns.
+ * Records in progress, watched through the history endpoints until their status is final: a
+ * call reaching a final state (GET /v1/calls) and a sent SMS becoming `delivered` (GET
+ * /v1/sms?direction=sent). Pure: no n8n, no clock, no I/O; the node gives it the API's answers
+ * and stores the state it returns.
  *
- * Neither outcome has a time of its own to page by: a record keeps the time it was created
+ * Neither final status has a time of its own to page by: a record keeps the time it was created
  * (a call's `createdAt`, an SMS's `sentAt`) while its status changes. So a poll:
  *
  * - **reads new records from the position of what has been seen**, through the same cursor as
@@ -11,7 +12,7 @@
  *   the API answers oldest first, up to `maxPages` pages, resumed by the next poll;
  * - **tracks by id** each record it has seen in progress (`pending`: its time, last status,
  *   when it was last seen, when to look at it next, and how to look it up), so a record that
- *   never reaches a final state holds nothing else back. A pending record the window still
+ *   never reaches a final state holds nothing else back. A record in progress the window still
  *   returns is seen there; one that has left it is **looked up by id** (GET /v1/sms?messageId=,
  *   GET /v1/calls?callId=&phoneDocId=), at most `maxLookups` a poll, the earliest due first, each
  *   again after half its age (at least `minRecheckMs`, at most `maxRecheckMs`). A call that can
@@ -22,15 +23,15 @@
  *   such as `failed` or `undelivered` ends the wait with nothing emitted, and is reported), and
  *   remembers it (historyCursor.ts) while a poll can return it again; any other status, one
  *   nobody listed included, is in progress (and reported once per status, with a record's id);
- * - **watches a pending record for `maxPendingMs`** (a day) from its time: then it is looked
+ * - **watches a record in progress for `maxPendingMs`** (a day) from its time: then it is looked
  *   up once more, and if still not final a call is emitted as last seen with
  *   `stillInProgress: true`, an SMS is no longer watched (counted, for a log line);
- * - keeps at most `maxPending` pending records: beyond them, the oldest is let go as at the
+ * - keeps at most `maxPending` records in progress: beyond them, the oldest is let go as at the
  *   end of its watch (counted);
  * - emits a record with no usable time once by id (dated at the poll that first read it),
  *   and never again while the server keeps returning it (historyCursor.ts).
  *
- * State saved before tracking by id (v1: `since` held at the oldest pending record) is read
+ * State saved before tracking by id (v1: `since` held at the oldest record in progress) is read
  * and carried over: the next poll reads on from the oldest record that was pending, and those
  * records are tracked by id from then on.
  */
@@ -44,27 +45,27 @@ import type { PageRequest, Shortfall, Stop } from './pageReading';
 import type { SmsPage, SmsRecord } from '../shared/account/smsPaging';
 import { isFinalStatus, type StatusKind } from '../shared/account/statuses';
 
-export type OutcomeKind = 'callEnded' | 'smsDelivered';
+export type FinalStatusEvent = 'callEnded' | 'smsDelivered';
 
 /**
  * A record seen in progress: `[id, time ms, last status, ms last seen, ms of its next look,
  * how to look it up (SMS: its messageId; calls: callId and phoneDocId; [] when it cannot be),
  * 1 if the list gives it a usable time else 0]`. A record without one is dated when first seen.
  */
-export type PendingEntry = [string, number, string, number, number, string[], 0 | 1];
+export type InProgressEntry = [string, number, string, number, number, string[], 0 | 1];
 
-export interface OutcomeState {
+export interface InProgressState {
 	v: 2;
-	kind: OutcomeKind;
+	kind: FinalStatusEvent;
 	/** Where the list reads start, and the ids of records emitted or let go. */
 	window: CursorState;
 	/** Records seen in progress, oldest first. */
-	pending: PendingEntry[];
+	pending: InProgressEntry[];
 	/** What the state is for (event and filters). */
 	fp?: string;
 }
 
-export interface OutcomeSettings {
+export interface InProgressSettings {
 	/** How the list is read (its `lookBackMs` is the Late Arrival Window). */
 	reader: CursorSettings;
 	/** How long a record in progress is watched, from its time. */
@@ -73,7 +74,7 @@ export interface OutcomeSettings {
 	maxPending: number;
 	/** The most look-ups by id one poll makes. */
 	maxLookups: number;
-	/** The shortest and longest time between two looks at a pending record. */
+	/** The shortest and longest time between two looks at a record in progress. */
 	minRecheckMs: number;
 	maxRecheckMs: number;
 	/** The trigger's Phone Number filter: a call is looked up on it when its record names none. */
@@ -82,7 +83,7 @@ export interface OutcomeSettings {
 
 const HOUR = 60 * 60_000;
 
-export const DEFAULT_OUTCOME_SETTINGS: OutcomeSettings = {
+export const DEFAULT_IN_PROGRESS_SETTINGS: InProgressSettings = {
 	reader: DEFAULT_SETTINGS,
 	maxPendingMs: 24 * HOUR,
 	maxPending: 1000,
@@ -97,7 +98,7 @@ function text(value: unknown): string | undefined {
 
 /** A record's id, time (ms, NaN if none) and status ('' when it has no readable one). */
 export function describeRecord(
-	kind: OutcomeKind,
+	kind: FinalStatusEvent,
 	record: SmsRecord,
 ): { id: string | undefined; at: number; status: string } {
 	const id = text(
@@ -112,15 +113,15 @@ export function describeRecord(
 	return { id, at, status };
 }
 
-/** How the cursor tells the records of an outcome apart and dates them. */
-export function outcomeShape(kind: OutcomeKind): RecordShape {
+/** How the cursor tells the records of an event apart and dates them. */
+export function inProgressShape(kind: FinalStatusEvent): RecordShape {
 	return {
 		key: (record) => describeRecord(kind, record).id,
 		time: (record) => describeRecord(kind, record).at,
 	};
 }
 
-export const STATUS_KIND: Record<OutcomeKind, StatusKind> = {
+export const STATUS_KIND: Record<FinalStatusEvent, StatusKind> = {
 	callEnded: 'call',
 	smsDelivered: 'sms',
 };
@@ -129,13 +130,13 @@ export const STATUS_KIND: Record<OutcomeKind, StatusKind> = {
  * Whether a status is on the way to a final one: any status not known to be final
  * (../shared/account/statuses.ts), a record without a readable status included.
  */
-export function inProgress(kind: OutcomeKind, status: string): boolean {
+export function inProgress(kind: FinalStatusEvent, status: string): boolean {
 	return !isFinalStatus(STATUS_KIND[kind], status);
 }
 
 /** How a record is looked up by id: SMS by messageId; calls by callId on a number. */
 export function refOf(
-	kind: OutcomeKind,
+	kind: FinalStatusEvent,
 	record: SmsRecord,
 	phoneDocId?: string,
 ): string[] | undefined {
@@ -148,24 +149,24 @@ export function refOf(
 	return callId === undefined || number === undefined ? undefined : [callId, number];
 }
 
-/** The API's answers an outcome poll needs. */
-export interface OutcomeIo {
+/** The API's answers a poll of records in progress needs. */
+export interface InProgressIo {
 	/** One page of the list. */
 	fetchPage(request: PageRequest): Promise<SmsPage>;
-	/** One record by id (`ref`: see PendingEntry); undefined when the API has no such record. */
+	/** One record by id (`ref`: see InProgressEntry); undefined when the API has no such record. */
 	lookup(ref: string[]): Promise<SmsRecord | undefined>;
 }
 
-export interface OutcomePollOptions {
-	settings?: OutcomeSettings;
+export interface InProgressPollOptions {
+	settings?: InProgressSettings;
 	/** The clock, read once the pages are read (nothing is dated past it). */
 	now: () => number;
 	/** Asked before each page after the first: false ends the list reading (the time budget). */
 	keepReading?: () => boolean;
 }
 
-export interface OutcomeResult {
-	state: OutcomeState;
+export interface InProgressResult {
+	state: InProgressState;
 	/** What to emit, oldest first, each once. */
 	emit: SmsRecord[];
 	/** List pages read, look-ups by id, and pages read to look for calls that have no number. */
@@ -180,12 +181,12 @@ export interface OutcomeResult {
 	skipped: number;
 	/** Records without a usable time among `emit`. */
 	undated: number;
-	/** Pending SMS no longer watched: at the end of their watch, or for room. */
+	/** SMS in progress no longer watched: at the end of their watch, or for room. */
 	expired: number;
 	overflowed: number;
-	/** Pending records the API no longer had (or refused to look up). */
+	/** Records in progress the API no longer had (or refused to look up). */
 	gone: number;
-	/** Pending records due for a look that waited for the next poll (`maxLookups`). */
+	/** Records in progress due for a look that waited for the next poll (`maxLookups`). */
 	deferred: number;
 	/** Statuses the package does not know (as compared: statuses.ts), read this poll, each with a record that had it. */
 	unlisted: Array<[status: string, id: string]>;
