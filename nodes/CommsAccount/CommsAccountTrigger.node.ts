@@ -11,13 +11,13 @@ import { defaultCountryOption, phoneDocIdLocator } from '../shared/parameters/de
 import { getNumbers } from './api/numbersList';
 import { forgetConnection, getConnection } from '../shared/transport';
 import { accountApi } from './api/accountApi';
-import { DEFAULT_LOOK_BACK_MINUTES } from './trigger/historyCursor';
+import { DEFAULT_LOOK_BACK_MINUTES } from './trigger/cursorState';
 import { latestReceived } from './trigger/smsHistoryReads';
 import { claimPoll } from './trigger/pollLifecycle';
 import {
 	type CallMode,
-	pollOutcomeEvent,
-	testOutcomeEvent,
+	pollFinalStatusEvent,
+	testFinalStatusEvent,
 } from './trigger/callEndedAndSmsDelivered';
 import { declared, readFilter, readSetup } from './trigger/pollSettings';
 import { pollSmsReceived } from './trigger/smsReceived';
@@ -173,7 +173,7 @@ export class CommsAccountTrigger implements INodeType {
 				const latest: IDataObject =
 					event === 'smsReceived'
 						? await latestReceived(this, filter, Date.now())
-						: await testOutcomeEvent(this, filter, event, callMode);
+						: await testFinalStatusEvent(this, filter, event, callMode);
 				return [this.helpers.returnJsonArray([latest])];
 			}
 
@@ -191,7 +191,7 @@ export class CommsAccountTrigger implements INodeType {
 				const setup = readSetup(this, filter, started);
 				return event === 'smsReceived'
 					? await pollSmsReceived(this, setup)
-					: await pollOutcomeEvent(this, setup, event, callMode);
+					: await pollFinalStatusEvent(this, setup, event, callMode);
 			} finally {
 				release();
 			}

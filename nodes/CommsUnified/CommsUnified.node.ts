@@ -5,12 +5,12 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError, SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { findOperation, type OperationTable } from '../shared/runtime/operation';
 import { runItems } from '../shared/runtime/runItems';
 import { sendAndWaitWebhooks } from '../shared/runtime/sendAndWait/description';
-import { runOrWait } from '../shared/runtime/sendAndWait/wait';
+import { sendAndWait } from '../shared/runtime/sendAndWait/wait';
 import { sendAndWaitWebhook } from '../shared/runtime/sendAndWait/webhook';
 import { withToolDescriptions } from '../shared/runtime/toolDescriptions';
 import { UNIFIED_CREDENTIAL } from './api/credential';
@@ -93,8 +93,8 @@ export class CommsUnified implements INodeType {
 				this.getNode(),
 				`The operation "${quotePrefix(String(operation))}" of "${quotePrefix(String(resource))}" is not supported`,
 			);
-		return await runOrWait(this, operation, () =>
-			runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL }),
-		);
+		const run = () => runItems(this, handler, { credentialType: UNIFIED_CREDENTIAL });
+		if (operation === SEND_AND_WAIT_OPERATION) return await sendAndWait(this, run);
+		return [await run()];
 	}
 }

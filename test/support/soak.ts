@@ -31,8 +31,8 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { PollHarness, type PollRun } from '../../harness';
-import { CLOCK_PRECISION_MS } from '../../nodes/CommsAccount/trigger/historyCursor';
-import { DEFAULT_OUTCOME_SETTINGS } from '../../nodes/CommsAccount/trigger/pendingRecords';
+import { CLOCK_PRECISION_MS } from '../../nodes/CommsAccount/trigger/cursorState';
+import { DEFAULT_IN_PROGRESS_SETTINGS } from '../../nodes/CommsAccount/trigger/inProgressRecords';
 import { PHONE_DOC_IDS, type Sandbox, TEST_NUMBERS } from '../../sandbox';
 import { accountApi } from '../sandbox/helpers';
 import { accountCredentials } from './sandbox';
@@ -45,7 +45,7 @@ export const SOAK_PATHS: SoakPath[] = ['default', 'durable'];
 
 const PAGE = 200;
 /** How Call Ended and SMS Delivered look up records in progress: 10 a poll, half their age apart. */
-const OUTCOMES = DEFAULT_OUTCOME_SETTINGS;
+const OUTCOMES = DEFAULT_IN_PROGRESS_SETTINGS;
 /** The trigger dates its looks by its own clock, which nothing here measures against the API's. */
 const CLOCK_MARGIN_MS = CLOCK_PRECISION_MS;
 /** The most the API's clock is set off n8n's, either way. */

@@ -54,20 +54,22 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	type CursorSettings,
 	DEFAULT_SETTINGS,
-	type PageRequest,
 	parseState,
-	runPoll,
 	type SmsOrder,
-} from '../../nodes/CommsAccount/trigger/historyCursor';
+} from '../../nodes/CommsAccount/trigger/cursorState';
+import { type PageRequest } from '../../nodes/CommsAccount/trigger/pageReading';
+import { runPoll } from '../../nodes/CommsAccount/trigger/historyCursor';
 import {
-	DEFAULT_OUTCOME_SETTINGS,
-	outcomeBaseline,
-	outcomeShape,
-	type OutcomeSettings,
-	type OutcomeState,
-	parseOutcomeState,
-	pollOutcomes,
-} from '../../nodes/CommsAccount/trigger/pendingRecords';
+	DEFAULT_IN_PROGRESS_SETTINGS,
+	type InProgressSettings,
+	inProgressShape,
+	type InProgressState,
+} from '../../nodes/CommsAccount/trigger/inProgressRecords';
+import {
+	inProgressBaseline,
+	parseInProgressState,
+} from '../../nodes/CommsAccount/trigger/inProgressState';
+import { pollInProgress } from '../../nodes/CommsAccount/trigger/inProgressPoll';
 import { ACTIVATION_MAX_PAGES, activate } from '../../nodes/CommsAccount/trigger/startingPoint';
 import type { SmsPage, SmsRecord } from '../../nodes/CommsAccount/api/smsPaging';
 import { accountRecordTimes } from '../../nodes/CommsAccount/api/accountApi';
@@ -91,8 +93,8 @@ const HOUR = 60 * MINUTE;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** How long a pending record is watched, and the longest wait between two looks (the defaults). */
-const WATCH_MS = DEFAULT_OUTCOME_SETTINGS.maxPendingMs;
-const RECHECK_MS = DEFAULT_OUTCOME_SETTINGS.maxRecheckMs;
+const WATCH_MS = DEFAULT_IN_PROGRESS_SETTINGS.maxPendingMs;
+const RECHECK_MS = DEFAULT_IN_PROGRESS_SETTINGS.maxRecheckMs;
 
 /** Statuses known to be final (nodes/CommsAccount/api/statuses.ts): documented, and failure words. */
 const FINAL_CALL = ['completed', 'busy', 'no-answer-agent', 'failed', 'no-answer', 'Canceled'];
@@ -328,7 +330,7 @@ interface RunResult {
 	publishedMs: number;
 	/** The floor of the state the activation left: records arriving later and dated before it may be missed. */
 	activationFloor: number;
-	settings: { cursor: CursorSettings; outcome: OutcomeSettings };
+	settings: { cursor: CursorSettings; inProgress: InProgressSettings };
 }
 
 /** One poll of the event through the trigger's own pure modules, from the stored JSON. */
@@ -346,25 +348,25 @@ async function pollOnce(
 	if (event === 'smsReceived') {
 		const state = (shared as ReturnType<typeof parseState>) ?? parseState(JSON.parse(stored));
 		if (!state) throw new Error('the stored state did not parse');
-		const outcome = await runPoll(state, io.fetchPage, {
+		const polled = await runPoll(state, io.fetchPage, {
 			settings: settings.cursor,
 			now,
 			probeOrder: async () => undefined,
 		});
 		return {
-			state: outcome.state,
-			emit: outcome.emit,
-			newMayBeHidden: outcome.newMayBeHidden,
-			steppedPast: outcome.steppedPast,
+			state: polled.state,
+			emit: polled.emit,
+			newMayBeHidden: polled.newMayBeHidden,
+			steppedPast: polled.steppedPast,
 			cursor: state.cursor,
 			resumed: state.resume !== undefined,
 		};
 	}
 	const state =
-		(shared as ReturnType<typeof parseOutcomeState>) ??
-		parseOutcomeState(JSON.parse(stored), event);
+		(shared as ReturnType<typeof parseInProgressState>) ??
+		parseInProgressState(JSON.parse(stored), event);
 	if (!state) throw new Error('the stored state did not parse');
-	const result = await pollOutcomes(state, io, { settings: settings.outcome, now });
+	const result = await pollInProgress(state, io, { settings: settings.inProgress, now });
 	return {
 		state: result.state,
 		emit: result.emit,
@@ -388,8 +390,8 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	};
 	const settings = {
 		cursor,
-		outcome: {
-			...DEFAULT_OUTCOME_SETTINGS,
+		inProgress: {
+			...DEFAULT_IN_PROGRESS_SETTINGS,
 			reader: cursor,
 			maxLookups: scenario.maxLookups,
 			maxPending: 1_000_000,
@@ -486,10 +488,10 @@ async function run(scenario: Scenario): Promise<RunResult> {
 				now: apiNow,
 				includeLastMs,
 				settings: settings.cursor,
-				shape: event === 'smsReceived' ? undefined : outcomeShape(event),
+				shape: event === 'smsReceived' ? undefined : inProgressShape(event),
 			});
 			activationFloor = start.floor;
-			stored = JSON.stringify(event === 'smsReceived' ? start : outcomeBaseline(event, start));
+			stored = JSON.stringify(event === 'smsReceived' ? start : inProgressBaseline(event, start));
 		}
 		const before: string = stored;
 		try {
@@ -499,7 +501,7 @@ async function run(scenario: Scenario): Promise<RunResult> {
 				const shared =
 					event === 'smsReceived'
 						? parseState(JSON.parse(stored))
-						: parseOutcomeState(JSON.parse(stored), event);
+						: parseInProgressState(JSON.parse(stored), event);
 				const frozen = JSON.stringify(shared);
 				const [a] = await Promise.all([
 					pollOnce(event, before, io(true), apiNow, settings, shared),
@@ -510,7 +512,7 @@ async function run(scenario: Scenario): Promise<RunResult> {
 			} else result = await pollOnce(event, before, io(true), apiNow, settings);
 			stored = JSON.stringify(result.state);
 			if (event !== 'smsReceived')
-				for (const [id] of (result.state as OutcomeState).pending) tracked.add(id);
+				for (const [id] of (result.state as InProgressState).pending) tracked.add(id);
 			const index = polls.length;
 			// List requests include the order probe (SMS Received) or the page read for calls that
 			// name no number (outcomes): at most one a poll.
@@ -577,7 +579,7 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	const pendingLeft = () =>
 		event === 'smsReceived'
 			? 0
-			: (parseOutcomeState(JSON.parse(stored ?? '{}'), event)?.pending.length ?? 0);
+			: (parseInProgressState(JSON.parse(stored ?? '{}'), event)?.pending.length ?? 0);
 	for (let i = 0, most = Math.ceil(pendingLeft() / scenario.maxLookups) + 2; i < most; i++) {
 		server.now += MINUTE;
 		await poll();

@@ -141,9 +141,9 @@ describe('ReplayRegistry', () => {
 		} = {},
 	) => registry.claim({ scope, key, expiresAtMs, nowMs, windowSeconds, stored });
 	const key = (n: number | string) => eventKey({}, `event ${n}`);
-	const outcome = (result: ClaimResult) => result.outcome;
+	const kindOf = (result: ClaimResult) => result.kind;
 	const remembered = (result: ClaimResult): RememberedEvents => {
-		if (result.outcome !== 'taken') throw new Error(`not taken: ${result.outcome}`);
+		if (result.kind !== 'taken') throw new Error(`not taken: ${result.kind}`);
 		return result.remembered;
 	};
 	const keysOf = (store: RememberedEvents) =>
@@ -153,9 +153,9 @@ describe('ReplayRegistry', () => {
 
 	it('takes an event once; a repeat inside the window is a duplicate', () => {
 		const registry = new ReplayRegistry();
-		expect(outcome(claim(registry, key('a')))).toBe('taken');
-		expect(outcome(claim(registry, key('a')))).toBe('duplicate');
-		expect(outcome(claim(registry, key('b')))).toBe('taken');
+		expect(kindOf(claim(registry, key('a')))).toBe('taken');
+		expect(kindOf(claim(registry, key('a')))).toBe('duplicate');
+		expect(kindOf(claim(registry, key('b')))).toBe('taken');
 	});
 
 	it('keeps triggers apart (workflow, node, test or production)', () => {
@@ -165,7 +165,7 @@ describe('ReplayRegistry', () => {
 			'wf1\u0000node\u0000test',
 			'wf2\u0000node',
 		])
-			expect(outcome(claim(registry, key('a'), { scope }))).toBe('taken');
+			expect(kindOf(claim(registry, key('a'), { scope }))).toBe('taken');
 	});
 
 	it('forgets an event once its bucket has ended, never before its own expiry', () => {
@@ -173,8 +173,8 @@ describe('ReplayRegistry', () => {
 		claim(registry, key('a'), { expiresAtMs: NOW + 1000 });
 		const end = bucketEnd(NOW + 1000, WINDOW) * 1000;
 		expect(end).toBeGreaterThanOrEqual(NOW + 1000);
-		expect(outcome(claim(registry, key('a'), { nowMs: end - 1 }))).toBe('duplicate');
-		expect(outcome(claim(registry, key('a'), { nowMs: end, expiresAtMs: end + 5000 }))).toBe(
+		expect(kindOf(claim(registry, key('a'), { nowMs: end - 1 }))).toBe('duplicate');
+		expect(kindOf(claim(registry, key('a'), { nowMs: end, expiresAtMs: end + 5000 }))).toBe(
 			'taken',
 		);
 	});
@@ -186,7 +186,7 @@ describe('ReplayRegistry', () => {
 		const theirs = remembered(claim(other, key('theirs')));
 		const result = remembered(claim(registry, key('new'), { stored: theirs }));
 		expect(keysOf(result).sort()).toEqual([key('mine'), key('theirs'), key('new')].sort());
-		expect(outcome(claim(registry, key('theirs')))).toBe('duplicate');
+		expect(kindOf(claim(registry, key('theirs')))).toBe('duplicate');
 	});
 
 	it('stores 12 characters per event, in a few buckets, and prunes ended buckets whole', () => {
@@ -207,7 +207,7 @@ describe('ReplayRegistry', () => {
 	it.each([null, 'text', 42, ['a'], undefined, { v: 2, b: { '9999999999': 'short' } }])(
 		'ignores static data it cannot read (%p)',
 		(stored) => {
-			expect(outcome(claim(new ReplayRegistry(), key('a'), { stored }))).toBe('taken');
+			expect(kindOf(claim(new ReplayRegistry(), key('a'), { stored }))).toBe('taken');
 		},
 	);
 
@@ -220,24 +220,24 @@ describe('ReplayRegistry', () => {
 		);
 		expect([...buckets.values()]).toEqual(['LXEWQrcmsEQB']);
 		expect(
-			outcome(claim(new ReplayRegistry(), 'LXEWQrcmsEQB', { stored: { [hex]: NOW + 10_000 } })),
+			kindOf(claim(new ReplayRegistry(), 'LXEWQrcmsEQB', { stored: { [hex]: NOW + 10_000 } })),
 		).toBe('duplicate');
 	});
 
 	it('when full of events still inside the window, takes nothing more and says when to retry; nothing is forgotten', () => {
 		const registry = new ReplayRegistry(3);
-		for (const k of ['a', 'b', 'c']) expect(outcome(claim(registry, key(k)))).toBe('taken');
+		for (const k of ['a', 'b', 'c']) expect(kindOf(claim(registry, key(k)))).toBe('taken');
 		const full = claim(registry, key('d'), { nowMs: NOW + 1000 });
 		expect(full).toEqual({
-			outcome: 'full',
+			kind: 'full',
 			held: 3,
 			retryAfterSeconds: bucketEnd(NOW + WINDOW * 1000, WINDOW) - (NOW + 1000) / 1000,
 		});
 		// The oldest is still remembered: its replay is caught, not accepted.
-		expect(outcome(claim(registry, key('a'), { nowMs: NOW + 1000 }))).toBe('duplicate');
+		expect(kindOf(claim(registry, key('a'), { nowMs: NOW + 1000 }))).toBe('duplicate');
 		// Once the window has passed, there is room again.
 		const after = bucketEnd(NOW + WINDOW * 1000, WINDOW) * 1000;
-		expect(outcome(claim(registry, key('d'), { nowMs: after, expiresAtMs: after + 60_000 }))).toBe(
+		expect(kindOf(claim(registry, key('d'), { nowMs: after, expiresAtMs: after + 60_000 }))).toBe(
 			'taken',
 		);
 	});
@@ -247,7 +247,7 @@ describe('ReplayRegistry', () => {
 		let last: ClaimResult | undefined;
 		for (let i = 0; i <= MAX_REMEMBERED_EVENTS; i++) last = claim(registry, key(i));
 		expect(registry.size('s')).toBe(MAX_REMEMBERED_EVENTS);
-		expect(last?.outcome).toBe('full');
+		expect(last?.kind).toBe('full');
 	});
 
 	it('drops a trigger whose events have all expired', () => {
@@ -279,7 +279,7 @@ describe('ReplayRegistry', () => {
 						expiresAtMs: now + life,
 						nowMs: now,
 					});
-					if (result.outcome !== expected) return false;
+					if (result.kind !== expected) return false;
 					if (expected === 'taken') model.set(id, bucketEnd(now + life, WINDOW) * 1000);
 				}
 				return true;
@@ -301,7 +301,7 @@ describe('across n8n processes, through static data', () => {
 			return this.stored === undefined ? undefined : JSON.parse(JSON.stringify(this.stored));
 		}
 		save(result: ClaimResult): void {
-			if (result.outcome === 'taken') this.stored = JSON.parse(JSON.stringify(result.remembered));
+			if (result.kind === 'taken') this.stored = JSON.parse(JSON.stringify(result.remembered));
 		}
 		keys(): string[] {
 			const store = this.stored as RememberedEvents;
@@ -327,7 +327,7 @@ describe('across n8n processes, through static data', () => {
 		const a = deliver(main, first, A);
 		const b = deliver(main, second, A);
 		const c = deliver(main, other, B);
-		expect([a.outcome, b.outcome, c.outcome]).toEqual(['taken', 'duplicate', 'taken']);
+		expect([a.kind, b.kind, c.kind]).toEqual(['taken', 'duplicate', 'taken']);
 		db.save(a);
 		db.save(c); // last writer wins, and still holds A
 		expect(db.keys()).toEqual([A, B].sort());
@@ -338,7 +338,7 @@ describe('across n8n processes, through static data', () => {
 		const one = new ReplayRegistry();
 		const two = new ReplayRegistry();
 		db.save(deliver(one, db.load(), A));
-		expect(deliver(two, db.load(), A, NOW + 1000).outcome).toBe('duplicate');
+		expect(deliver(two, db.load(), A, NOW + 1000).kind).toBe('duplicate');
 	});
 
 	it('two processes appending to the same bucket: each save carries both', () => {
@@ -356,14 +356,14 @@ describe('across n8n processes, through static data', () => {
 	it('after a restart, static data still knows the events of the window', () => {
 		const db = new Database();
 		db.save(deliver(new ReplayRegistry(), db.load(), A));
-		expect(deliver(new ReplayRegistry(), db.load(), A, NOW + 299_000).outcome).toBe('duplicate');
+		expect(deliver(new ReplayRegistry(), db.load(), A, NOW + 299_000).kind).toBe('duplicate');
 	});
 
 	it('the limit: two deliveries at once reaching two processes both start the workflow', () => {
 		const db = new Database();
 		const [loadedByOne, loadedByTwo] = [db.load(), db.load()];
-		expect(deliver(new ReplayRegistry(), loadedByOne, A).outcome).toBe('taken');
-		expect(deliver(new ReplayRegistry(), loadedByTwo, A).outcome).toBe('taken');
+		expect(deliver(new ReplayRegistry(), loadedByOne, A).kind).toBe('taken');
+		expect(deliver(new ReplayRegistry(), loadedByTwo, A).kind).toBe('taken');
 	});
 });
 

@@ -1,9 +1,9 @@
 /**
- * The Comms Account Trigger's outcome events, run as n8n runs a polling trigger (n8n-core's
+ * The Comms Account Trigger's events on records in progress (Call Ended, SMS Delivered), run as n8n runs a polling trigger (n8n-core's
  * PollContext, see harness/poll.ts) against the sandbox: "Call Ended" (manual and AI calls,
  * once each when final) and "SMS Delivered" (once per delivered message), their filters and
  * Fetch Test Event. The tracker's edge cases (a day in progress, more than 200 calls, a wider
- * window) are in test/unit/outcomes.test.ts.
+ * window) are in test/unit/inProgressPoll.test.ts.
  */
 import type { INodeParameters } from 'n8n-workflow';
 

@@ -1,27 +1,27 @@
 /**
- * The "Call Ended" and "SMS Delivered" events: outcomes read back through the history
+ * The "Call Ended" and "SMS Delivered" events: records in progress read back through the history
  * endpoints (GET /v1/calls, GET /v1/sms?direction=sent), tracked by id until final (see
- * pendingRecords.ts). This file is the n8n side: the requests, the stored state, the log.
+ * inProgressRecords.ts). This file is the n8n side: the requests, the stored state, the log.
  */
 import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../api/smsPaging';
 import { accountApiRequest } from '../api/request';
-import { DEFAULT_SETTINGS, type PageRequest } from './historyCursor';
+import { DEFAULT_SETTINGS } from './cursorState';
+import { type PageRequest } from './pageReading';
 import { fetchSms, type InboxFilter, latestSms } from './smsHistoryReads';
 import { fingerprint } from './pollLifecycle';
 import { finalStatuses, isFinalStatus } from '../api/statuses';
 import {
-	DEFAULT_OUTCOME_SETTINGS,
-	type OutcomeKind,
-	outcomeBaseline,
-	outcomeShape,
-	type OutcomeIo,
-	type OutcomeState,
-	parseOutcomeState,
-	pollOutcomes,
-} from './pendingRecords';
+	DEFAULT_IN_PROGRESS_SETTINGS,
+	type InProgressIo,
+	type FinalStatusEvent,
+	inProgressShape,
+	type InProgressState,
+} from './inProgressRecords';
+import { inProgressBaseline, parseInProgressState } from './inProgressState';
+import { pollInProgress } from './inProgressPoll';
 import { reportPoll } from './pollWarnings';
 import {
 	apiNow,
@@ -35,7 +35,7 @@ import {
 export type CallMode = 'manual' | 'ai';
 
 /** Where each event keeps its state in the node's static data. */
-const STATE_KEYS: Record<OutcomeKind, string> = {
+const STATE_KEYS: Record<FinalStatusEvent, string> = {
 	callEnded: 'callOutcomes',
 	smsDelivered: 'deliveryOutcomes',
 };
@@ -55,7 +55,7 @@ const toldOfStatus = new Set<string>();
  */
 function reportStatuses(
 	ctx: IPollFunctions,
-	kind: OutcomeKind,
+	kind: FinalStatusEvent,
 	unlisted: Array<[string, string]>,
 	undelivered: Array<[string, string]>,
 ): void {
@@ -122,15 +122,15 @@ function isGone(error: unknown): boolean {
 	return status === 400 || status === 403 || status === 404;
 }
 
-/** The requests an outcome poll makes. */
-function outcomeIo(
+/** The requests a poll of records in progress makes. */
+function inProgressIo(
 	ctx: IPollFunctions,
-	kind: OutcomeKind,
+	kind: FinalStatusEvent,
 	filter: InboxFilter,
 	callMode: CallMode,
 	maxWaitMs: number,
 	onAnswer: () => Promise<void>,
-): OutcomeIo {
+): InProgressIo {
 	const first = (records: unknown) =>
 		Array.isArray(records) ? (records[0] as SmsRecord | undefined) : undefined;
 	return {
@@ -161,10 +161,10 @@ function outcomeIo(
 	};
 }
 
-export async function pollOutcomeEvent(
+export async function pollFinalStatusEvent(
 	ctx: IPollFunctions,
 	setup: PollSetup,
-	kind: OutcomeKind,
+	kind: FinalStatusEvent,
 	callMode: CallMode,
 ): Promise<INodeExecutionData[][] | null> {
 	const { filter } = setup;
@@ -176,26 +176,26 @@ export async function pollOutcomeEvent(
 		peer: filter.peer,
 	});
 	const key = STATE_KEYS[kind];
-	const stored = storedState(ctx, key, (value) => parseOutcomeState(value, kind), fp);
+	const stored = storedState(ctx, key, (value) => parseInProgressState(value, kind), fp);
 	// A page of the list, as the poll reads it (for the starting point at first activation).
 	const readPage = async (request: PageRequest) =>
 		kind === 'callEnded'
 			? await fetchCalls(ctx, filter, callMode, request, setup.maxWaitMs)
 			: await fetchSms(ctx, filter, request, { direction: 'sent', maxWaitMs: setup.maxWaitMs });
-	const state: OutcomeState = stored
+	const state: InProgressState = stored
 		? { ...stored, fp }
-		: outcomeBaseline(kind, await startOf(ctx, fp, setup, readPage, outcomeShape(kind)), fp);
+		: inProgressBaseline(kind, await startOf(ctx, fp, setup, readPage, inProgressShape(kind)), fp);
 
 	// Now on the API's clock, as far as it was measured (its record times use that clock).
 	let now = await apiNow(ctx);
-	const result = await pollOutcomes(
+	const result = await pollInProgress(
 		state,
-		outcomeIo(ctx, kind, filter, callMode, setup.maxWaitMs, async () => {
+		inProgressIo(ctx, kind, filter, callMode, setup.maxWaitMs, async () => {
 			now = await apiNow(ctx);
 		}),
 		{
 			settings: {
-				...DEFAULT_OUTCOME_SETTINGS,
+				...DEFAULT_IN_PROGRESS_SETTINGS,
 				reader: { ...DEFAULT_SETTINGS, lookBackMs: setup.lookBackMs },
 				...(filter.phoneDocId ? { phoneDocId: filter.phoneDocId } : {}),
 			},
@@ -212,10 +212,10 @@ export async function pollOutcomeEvent(
 }
 
 /** "Fetch Test Event": the latest matching record of the event; no state is read or moved. */
-export async function testOutcomeEvent(
+export async function testFinalStatusEvent(
 	ctx: IPollFunctions,
 	filter: InboxFilter,
-	kind: OutcomeKind,
+	kind: FinalStatusEvent,
 	callMode: CallMode,
 ): Promise<IDataObject> {
 	if (kind === 'smsDelivered')

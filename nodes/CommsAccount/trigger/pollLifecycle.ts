@@ -22,7 +22,7 @@
  */
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { baseline, type CursorState, parseState } from './historyCursor';
+import { baseline, type CursorState, parseState } from './cursorState';
 
 /** Where, in the workflow's global static data, each trigger node's baseline is kept. */
 const BASELINES_KEY = 'commsAccountTriggerBaselines';

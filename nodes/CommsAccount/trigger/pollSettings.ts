@@ -14,12 +14,8 @@ import {
 } from '../../shared/parameters/nodeParameters';
 import { accountClock } from '../api/request';
 import { numberOf } from '../../shared/parameters/expressionValues';
-import {
-	type CursorState,
-	DEFAULT_LOOK_BACK_MINUTES,
-	type PageRequest,
-	type RecordShape,
-} from './historyCursor';
+import { type CursorState, DEFAULT_LOOK_BACK_MINUTES, type RecordShape } from './cursorState';
+import { type PageRequest } from './pageReading';
 import { activate } from './startingPoint';
 import type { SmsPage } from '../api/smsPaging';
 import { failureOf } from './pollFailure';

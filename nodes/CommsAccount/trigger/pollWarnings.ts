@@ -5,9 +5,9 @@
 import type { IPollFunctions } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../api/smsPaging';
-import type { Shortfall, Stop } from './historyCursor';
+import type { Shortfall, Stop } from './pageReading';
 
-/** What a poll's reading ended with (historyCursor.ts's PollOutcome, pendingRecords.ts's OutcomeResult). */
+/** What a poll's reading ended with (historyCursor.ts's PollResult, inProgressRecords.ts's InProgressResult). */
 export interface ReadReport {
 	pages: number;
 	shortfall?: Shortfall;
@@ -18,7 +18,7 @@ export interface ReadReport {
 	undated: number;
 }
 
-/** What an outcome poll let go. */
+/** What a poll of records in progress let go. */
 export interface TrackReport {
 	/** SMS no longer watched at the end of their watch. */
 	expired: number;
@@ -54,7 +54,7 @@ function shortfallText(read: ReadReport, { records, time }: Nouns): string | und
 	return undefined;
 }
 
-/** Logs what the reading of one poll (and, for outcomes, its tracking) could not do. */
+/** Logs what the reading of one poll (and, for records in progress, its tracking) could not do. */
 export function reportPoll(
 	ctx: IPollFunctions,
 	read: ReadReport,

@@ -7,7 +7,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { accountApiRequest } from '../api/request';
 import { isSmsRecord, MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../api/smsPaging';
-import { type PageRequest, pageOrder } from './historyCursor';
+import { pageOrder, type PageRequest } from './pageReading';
 
 export interface InboxFilter {
 	/** Only this number (empty: every number of the account). */

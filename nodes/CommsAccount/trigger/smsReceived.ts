@@ -1,14 +1,9 @@
 /** The "SMS Received" event: every SMS the account's numbers receive, once, through the cursor. */
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import {
-	type CursorState,
-	DEFAULT_SETTINGS,
-	pageOrder,
-	type PageRequest,
-	parseState,
-	runPoll,
-} from './historyCursor';
+import { type CursorState, DEFAULT_SETTINGS, parseState } from './cursorState';
+import { pageOrder, type PageRequest } from './pageReading';
+import { runPoll } from './historyCursor';
 import { fetchReceived } from './smsHistoryReads';
 import { fingerprint } from './pollLifecycle';
 import { reportPoll } from './pollWarnings';
@@ -42,7 +37,7 @@ export async function pollSmsReceived(
 	const state: CursorState = stored ? { ...stored, fp } : await startOf(ctx, fp, setup, read);
 
 	let now = await apiNow(ctx);
-	const outcome = await runPoll(
+	const result = await runPoll(
 		state,
 		async (request) => {
 			const page = await read(request);
@@ -64,8 +59,8 @@ export async function pollSmsReceived(
 	);
 
 	// Every page of this poll has been read: only now does the cursor move.
-	ctx.getWorkflowStaticData('node')[STATE_KEY] = outcome.state as unknown as IDataObject;
-	reportSkipped(ctx, outcome.skipped, 'SMS');
-	reportPoll(ctx, outcome, { records: 'SMS', time: 'sent time' });
-	return outcome.emit.length ? [ctx.helpers.returnJsonArray(outcome.emit as IDataObject[])] : null;
+	ctx.getWorkflowStaticData('node')[STATE_KEY] = result.state as unknown as IDataObject;
+	reportSkipped(ctx, result.skipped, 'SMS');
+	reportPoll(ctx, result, { records: 'SMS', time: 'sent time' });
+	return result.emit.length ? [ctx.helpers.returnJsonArray(result.emit as IDataObject[])] : null;
 }

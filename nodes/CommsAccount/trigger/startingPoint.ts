@@ -19,11 +19,9 @@ import {
 	type CursorState,
 	DEFAULT_SETTINGS,
 	MAX_PAGES_PER_POLL,
-	type PageRequest,
-	type Poll,
-	readPoll,
 	type RecordShape,
-} from './historyCursor';
+} from './cursorState';
+import { type PageRequest, type Poll, readPoll } from './pageReading';
 import type { SmsPage } from '../api/smsPaging';
 
 /** How far back the read at activation looks for the newest record there is. */

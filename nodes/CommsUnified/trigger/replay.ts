@@ -197,14 +197,14 @@ export interface ClaimInput {
 
 export type ClaimResult =
 	/** Taken: start the workflow, and save `remembered` in static data. */
-	| { outcome: 'taken'; remembered: RememberedEvents }
+	| { kind: 'taken'; remembered: RememberedEvents }
 	/** Already taken inside the window: acknowledge it and start nothing. */
-	| { outcome: 'duplicate' }
+	| { kind: 'duplicate' }
 	/**
 	 * The store is full of events still inside the window: neither take nor drop this one, ask the
 	 * sender to retry after `retryAfterSeconds` (when the oldest bucket ends).
 	 */
-	| { outcome: 'full'; held: number; retryAfterSeconds: number };
+	| { kind: 'full'; held: number; retryAfterSeconds: number };
 
 /** Recently taken events of every trigger in this process. */
 export class ReplayRegistry {
@@ -241,20 +241,20 @@ export class ReplayRegistry {
 		}
 		let held = 0;
 		for (const keys of scope.values()) {
-			if (holds(keys, key)) return { outcome: 'duplicate' };
+			if (holds(keys, key)) return { kind: 'duplicate' };
 			held += keys.length / KEY_LENGTH;
 		}
 		if (held >= this.capacity) {
 			const oldest = Math.min(...scope.keys());
 			return {
-				outcome: 'full',
+				kind: 'full',
 				held,
 				retryAfterSeconds: Math.max(1, Math.ceil(oldest - nowMs / 1000)),
 			};
 		}
 		const end = bucketEnd(expiresAtMs, windowSeconds);
 		scope.set(end, (scope.get(end) ?? '') + key);
-		return { outcome: 'taken', remembered: { v: 2, b: Object.fromEntries(scope) } };
+		return { kind: 'taken', remembered: { v: 2, b: Object.fromEntries(scope) } };
 	}
 
 	/** How many events are remembered for a scope (for tests). */

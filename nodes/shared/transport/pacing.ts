@@ -8,7 +8,8 @@
  * the same server window, whatever the latency.
  */
 import { CancelledError, clampTimerMs, type Clock, systemClock } from './clock';
-import { type GrantKind, LearnedLimit, type Ticket } from './learnedLimit';
+import { LearnedLimit } from './learnedLimit';
+import type { GrantKind, Ticket } from './limitState';
 import { Places } from './places';
 
 /**

@@ -58,7 +58,7 @@ async function lookUp(
 }
 
 /** What the look-ups of a write whose outcome is unknown came to. */
-export type RecoveryOutcome =
+export type RecoveryFinding =
 	/** Its record: the request was carried out. `body` is cleared of secrets and noted. */
 	| { kind: 'found'; body: IDataObject }
 	/** Not in the history at any look-up. */
@@ -90,7 +90,7 @@ export async function recoverUnknown(
 	attempt: Attempt,
 	unknown: Extract<Ending, { kind: 'unknown' }>,
 	at: LookUps,
-): Promise<RecoveryOutcome> {
+): Promise<RecoveryFinding> {
 	const { number, gateKey, firstSentWallMs, scoped, cancel } = at;
 	const lookup = attempt.recoveryLookup!;
 	const startedMs = systemClock.now();

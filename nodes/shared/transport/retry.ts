@@ -62,7 +62,7 @@ export function backoffDelay(
 }
 
 /** How a failed attempt ended, as far as retrying is concerned. */
-export type Outcome =
+export type FailedEnding =
 	/**
 	 * 429: the server refused the request without acting on it. `waitedMs`: how long since this
 	 * request's first 429; `keyQuietMs`: how long since the server last accepted any request on
@@ -112,7 +112,7 @@ export type RetryDecision =
  *   timeout: see `LOOKUP_AT`), and is never sent again blindly.
  */
 export function decideRetry(
-	outcome: Outcome,
+	ending: FailedEnding,
 	attempt: number,
 	{
 		idempotent,
@@ -131,19 +131,19 @@ export function decideRetry(
 ): RetryDecision {
 	const lastAttempt = attempt >= policy.maxAttempts;
 	const backoff = backoffDelay(attempt, policy, random);
-	switch (outcome.kind) {
+	switch (ending.kind) {
 		case 'rateLimited': {
-			if (outcome.retryAfterMs !== undefined) {
-				if (outcome.retryAfterMs > policy.maxWaitMs) return { action: 'stop', why: 'waitTooLong' };
+			if (ending.retryAfterMs !== undefined) {
+				if (ending.retryAfterMs > policy.maxWaitMs) return { action: 'stop', why: 'waitTooLong' };
 				if (lastAttempt) return { action: 'stop', why: 'attempts' };
-				return { action: 'retry', delayMs: outcome.retryAfterMs, holdKeyMs: outcome.retryAfterMs };
+				return { action: 'retry', delayMs: ending.retryAfterMs, holdKeyMs: ending.retryAfterMs };
 			}
 			// No Retry-After: the limiter learned from this 429 and paces the retry, which goes
 			// before the requests not sent yet. It fails only when the server has accepted nothing
 			// on the key for two of the longest windows the limiter may learn, or a poll's wait is up.
-			const keyRefusesAll = outcome.keyQuietMs >= 2 * outcome.windowMs;
+			const keyRefusesAll = ending.keyQuietMs >= 2 * ending.windowMs;
 			if (lastAttempt && keyRefusesAll) return { action: 'stop', why: 'attempts' };
-			if (policy.maxRateLimitedMs !== undefined && outcome.waitedMs >= policy.maxRateLimitedMs)
+			if (policy.maxRateLimitedMs !== undefined && ending.waitedMs >= policy.maxRateLimitedMs)
 				return { action: 'stop', why: 'attempts' };
 			return { action: 'retry', delayMs: 0 };
 		}
@@ -156,7 +156,7 @@ export function decideRetry(
 				if (lastAttempt) return { action: 'stop', why: 'attempts' };
 				return {
 					action: 'retry',
-					delayMs: Math.min(outcome.retryAfterMs ?? backoff, policy.maxWaitMs),
+					delayMs: Math.min(ending.retryAfterMs ?? backoff, policy.maxWaitMs),
 				};
 			}
 			// Look-ups are reads: a write that can be looked up is looked up whatever attempt it was.

@@ -10,7 +10,7 @@
 import { type IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { sleep, systemClock } from './clock';
-import { breaker, decideRetry, DEFAULT_RETRY, type Outcome, parseRetryAfter } from './retry';
+import { breaker, decideRetry, DEFAULT_RETRY, type FailedEnding, parseRetryAfter } from './retry';
 import { redactSecrets } from './secrets';
 import { type Attempt, type Ending, limiterOf } from './attempt';
 import { claims, gate } from './recoveryClaims';
@@ -25,7 +25,7 @@ import {
 	type UnknownStory,
 } from './nodeErrors';
 import { hasOutcome, outcomeOf, withOutcome } from './outcome';
-import { type RecoveryOutcome, recoverUnknown } from './recovery';
+import { type RecoveryFinding, recoverUnknown } from './recovery';
 import { apiClocks } from './serverClock';
 import { requestTimeoutMs } from './timeout';
 
@@ -72,7 +72,7 @@ type UnknownEnding = Extract<Ending, { kind: 'unknown' }>;
 /** What look-ups that did not find the record saw, in a sentence. */
 function lookedUpText(
 	attempt: Attempt,
-	recovery: Exclude<RecoveryOutcome, { kind: 'found' }>,
+	recovery: Exclude<RecoveryFinding, { kind: 'found' }>,
 ): string {
 	const lookup = attempt.recoveryLookup!;
 	if (recovery.kind === 'undecided')
@@ -174,7 +174,7 @@ export async function send(
 
 			retryAfterRateLimit = ending.kind === 'rateLimited' && ending.retryAfterMs === undefined;
 			if (retryAfterRateLimit) firstRateLimitedAt ??= systemClock.now();
-			const outcome: Outcome =
+			const failed: FailedEnding =
 				ending.kind === 'rateLimited'
 					? {
 							kind: 'rateLimited',
@@ -190,7 +190,7 @@ export async function send(
 								responded: ending.status !== undefined,
 								retryAfterMs: ending.retryAfterMs,
 							};
-			const decision = decideRetry(outcome, number, {
+			const decision = decideRetry(failed, number, {
 				idempotent: !write,
 				canLookUp: lookup !== undefined,
 				policy:

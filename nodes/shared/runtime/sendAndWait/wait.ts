@@ -3,7 +3,7 @@
  * node run that sends one item and then puts the execution to wait for the answer.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError, SEND_AND_WAIT_OPERATION, WAIT_INDEFINITELY } from 'n8n-workflow';
+import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import type { ResponseType } from './description';
 
@@ -106,15 +106,13 @@ async function waitForAnswer(
 }
 
 /**
- * A node's run: the items of any operation (`run`); for Send and Wait, one item checked first
- * and the wait for the answer after it went out.
+ * Send and Wait's run: one item checked first, the message sent (`run`), and the wait for the
+ * answer after it went out. Only Send and Wait comes here; other operations run their items.
  */
-export async function runOrWait(
+export async function sendAndWait(
 	ctx: IExecuteFunctions,
-	operation: string,
 	run: () => Promise<INodeExecutionData[]>,
 ): Promise<INodeExecutionData[][]> {
-	if (operation !== SEND_AND_WAIT_OPERATION) return [await run()];
 	assertOneItem(ctx);
 	return await waitForAnswer(ctx, await run());
 }

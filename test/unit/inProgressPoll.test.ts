@@ -1,5 +1,5 @@
 /**
- * The outcome tracker of "Call Ended" and "SMS Delivered" (nodes/CommsAccount/trigger/pendingRecords.ts),
+ * The tracker of records in progress of "Call Ended" and "SMS Delivered" (nodes/CommsAccount/trigger/inProgressPoll.ts),
  * case by case: each record once when final, a record in progress tracked by id and looked up
  * once it has left the window (so it holds nothing else back), a call still in progress after a
  * day emitted with its last status and a flag, an SMS without a receipt let go after a day, more
@@ -9,16 +9,19 @@
  */
 import fc from 'fast-check';
 
-import { DEFAULT_SETTINGS, type PageRequest } from '../../nodes/CommsAccount/trigger/historyCursor';
+import { DEFAULT_SETTINGS } from '../../nodes/CommsAccount/trigger/cursorState';
+import { type PageRequest } from '../../nodes/CommsAccount/trigger/pageReading';
 import {
-	DEFAULT_OUTCOME_SETTINGS,
-	type OutcomeKind,
-	outcomeBaseline,
-	type OutcomeSettings,
-	type OutcomeState,
-	parseOutcomeState,
-	pollOutcomes,
-} from '../../nodes/CommsAccount/trigger/pendingRecords';
+	DEFAULT_IN_PROGRESS_SETTINGS,
+	type FinalStatusEvent,
+	type InProgressSettings,
+	type InProgressState,
+} from '../../nodes/CommsAccount/trigger/inProgressRecords';
+import {
+	inProgressBaseline,
+	parseInProgressState,
+} from '../../nodes/CommsAccount/trigger/inProgressState';
+import { pollInProgress } from '../../nodes/CommsAccount/trigger/inProgressPoll';
 import type { SmsPage, SmsRecord } from '../../nodes/CommsAccount/api/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
@@ -37,7 +40,7 @@ class Api {
 	records: Rec[] = [];
 	requests: string[] = [];
 	constructor(
-		readonly kind: OutcomeKind,
+		readonly kind: FinalStatusEvent,
 		readonly order: 'newestFirst' | 'oldestFirst' = 'newestFirst',
 	) {}
 
@@ -69,18 +72,18 @@ class Api {
 
 async function poll(
 	api: Api,
-	state: OutcomeState,
+	state: InProgressState,
 	now: number,
-	settings: OutcomeSettings = DEFAULT_OUTCOME_SETTINGS,
+	settings: InProgressSettings = DEFAULT_IN_PROGRESS_SETTINGS,
 ) {
 	api.requests = [];
-	const result = await pollOutcomes(state, api, { settings, now: () => now });
+	const result = await pollInProgress(state, api, { settings, now: () => now });
 	// Stored as JSON, as n8n stores static data.
-	const stored = parseOutcomeState(JSON.parse(JSON.stringify(result.state)), api.kind);
+	const stored = parseInProgressState(JSON.parse(JSON.stringify(result.state)), api.kind);
 	expect(stored).toEqual(result.state);
 	return {
 		...result,
-		state: stored as OutcomeState,
+		state: stored as InProgressState,
 		ids: result.emit.map((r) => r.id),
 	};
 }
@@ -89,7 +92,7 @@ describe('Call Ended tracking', () => {
 	it('emits a call once, when it becomes final, and nothing from before the baseline', async () => {
 		const api = new Api('callEnded');
 		api.records.push({ id: 'old', at: T0 - MINUTE, status: 'completed' });
-		let state = outcomeBaseline('callEnded', T0);
+		let state = inProgressBaseline('callEnded', T0);
 		api.records.push({ id: 'a', at: T0 + 1000, status: 'ringing-agent' });
 		let r = await poll(api, state, T0 + MINUTE);
 		expect(r.ids).toEqual([]);
@@ -106,7 +109,7 @@ describe('Call Ended tracking', () => {
 		const api = new Api('callEnded');
 		api.records.push({ id: 'x', at: T0 + 1000, status: 'agent-answered' });
 		api.records.push({ id: 'y', at: T0 + 2000, status: 'Agent_Answered' });
-		let r = await poll(api, outcomeBaseline('callEnded', T0), T0 + MINUTE);
+		let r = await poll(api, inProgressBaseline('callEnded', T0), T0 + MINUTE);
 		expect(r.ids).toEqual([]);
 		expect(r.unlisted).toHaveLength(1);
 		expect(r.unlisted[0][0]).toBe('agent-answered');
@@ -127,11 +130,13 @@ describe('Call Ended tracking', () => {
 	it('a call that fails is a call that ended; an SMS that fails ends the wait, reported, and is never emitted', async () => {
 		const calls = new Api('callEnded');
 		calls.records.push({ id: 'f', at: T0 + 1000, status: 'canceled' });
-		expect((await poll(calls, outcomeBaseline('callEnded', T0), T0 + MINUTE)).ids).toEqual(['f']);
+		expect((await poll(calls, inProgressBaseline('callEnded', T0), T0 + MINUTE)).ids).toEqual([
+			'f',
+		]);
 		const sms = new Api('smsDelivered');
 		sms.records.push({ id: 'p', at: T0 + 1000, status: 'pending' });
 		sms.records.push({ id: 'u', at: T0 + 2000, status: 'submitted' });
-		let r = await poll(sms, outcomeBaseline('smsDelivered', T0), T0 + MINUTE);
+		let r = await poll(sms, inProgressBaseline('smsDelivered', T0), T0 + MINUTE);
 		expect(r.ids).toEqual([]);
 		expect(r.unlisted.sort()).toEqual([
 			['pending', 'p'],
@@ -148,7 +153,7 @@ describe('Call Ended tracking', () => {
 	it('a call that has left the window is looked up by id, on its number, and emitted when it ends', async () => {
 		const api = new Api('callEnded');
 		api.records.push({ id: 'long', at: T0 + 1000, status: 'in-progress' });
-		let r = await poll(api, outcomeBaseline('callEnded', T0), T0 + MINUTE);
+		let r = await poll(api, inProgressBaseline('callEnded', T0), T0 + MINUTE);
 		// A call 20 minutes later moves the position: the window (5 minutes) no longer holds the first.
 		api.records.push({ id: 'short', at: T0 + 20 * MINUTE, status: 'busy' });
 		r = await poll(api, r.state, T0 + 20 * MINUTE + 1000);
@@ -167,7 +172,7 @@ describe('Call Ended tracking', () => {
 	it('a call still in progress a day later is emitted once with its last status and a flag', async () => {
 		const api = new Api('callEnded');
 		api.records.push({ id: 'stuck', at: T0 + 1000, status: 'in-progress' });
-		let r = await poll(api, outcomeBaseline('callEnded', T0), T0 + MINUTE);
+		let r = await poll(api, inProgressBaseline('callEnded', T0), T0 + MINUTE);
 		expect(r.ids).toEqual([]);
 		const emitted: unknown[] = [];
 		// Polled every 10 minutes for a day: looked up now and then, never more than once a poll.
@@ -186,7 +191,7 @@ describe('Call Ended tracking', () => {
 		const api = new Api('callEnded');
 		for (let i = 0; i < 250; i++)
 			api.records.push({ id: `c${i}`, at: T0 + 1000 + i * 100, status: 'completed' });
-		const r1 = await poll(api, outcomeBaseline('callEnded', T0), T0 + MINUTE);
+		const r1 = await poll(api, inProgressBaseline('callEnded', T0), T0 + MINUTE);
 		expect(r1.ids).toHaveLength(200);
 		expect(r1.ids[0]).toBe('c50');
 		expect(r1).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true });
@@ -198,11 +203,11 @@ describe('Call Ended tracking', () => {
 	it('a wider window later re-emits nothing already emitted', async () => {
 		const api = new Api('callEnded');
 		api.records.push({ id: 'a', at: T0 + 1000, status: 'completed' });
-		const r1 = await poll(api, outcomeBaseline('callEnded', T0), T0 + 30 * MINUTE);
+		const r1 = await poll(api, inProgressBaseline('callEnded', T0), T0 + 30 * MINUTE);
 		expect(r1.ids).toEqual(['a']);
 		api.records.push({ id: 'b', at: T0 + 29 * MINUTE, status: 'busy' });
 		const wide = {
-			...DEFAULT_OUTCOME_SETTINGS,
+			...DEFAULT_IN_PROGRESS_SETTINGS,
 			reader: { ...DEFAULT_SETTINGS, lookBackMs: 120 * MINUTE },
 		};
 		expect((await poll(api, r1.state, T0 + 31 * MINUTE, wide)).ids).toEqual(['b']);
@@ -212,7 +217,7 @@ describe('Call Ended tracking', () => {
 		const api = new Api('callEnded');
 		api.view = (r) => ({ id: r.id, createdAt: iso(r.at), status: r.status });
 		api.records.push({ id: 'nonumber', at: T0 + 1000, status: 'in-progress' });
-		let r = await poll(api, outcomeBaseline('callEnded', T0), T0 + MINUTE);
+		let r = await poll(api, inProgressBaseline('callEnded', T0), T0 + MINUTE);
 		api.records.push({ id: 'later', at: T0 + 20 * MINUTE, status: 'in-progress' });
 		r = await poll(api, r.state, T0 + 20 * MINUTE + 1000);
 		r = await poll(api, r.state, T0 + 31 * MINUTE);
@@ -229,9 +234,9 @@ describe('Call Ended tracking', () => {
 	it("a call whose record names no number is looked up on the trigger's Phone Number, when it has one", async () => {
 		const api = new Api('callEnded');
 		api.view = (r) => ({ id: r.id, createdAt: iso(r.at), status: r.status });
-		const filtered = { ...DEFAULT_OUTCOME_SETTINGS, phoneDocId: 'pdoc_1' };
+		const filtered = { ...DEFAULT_IN_PROGRESS_SETTINGS, phoneDocId: 'pdoc_1' };
 		api.records.push({ id: 'x', at: T0 + 1000, status: 'in-progress' });
-		let r = await poll(api, outcomeBaseline('callEnded', T0), T0 + MINUTE, filtered);
+		let r = await poll(api, inProgressBaseline('callEnded', T0), T0 + MINUTE, filtered);
 		api.records.push({ id: 'mover', at: T0 + 20 * MINUTE, status: 'busy' });
 		r = await poll(api, r.state, T0 + 20 * MINUTE + 1000, filtered);
 		r = await poll(api, r.state, T0 + 31 * MINUTE, filtered);
@@ -247,7 +252,7 @@ describe('SMS Delivered tracking', () => {
 			{ id: 's1', at: T0 + 1000, status: 'sent' },
 			{ id: 's2', at: T0 + 2000, status: 'sent' },
 		);
-		let r = await poll(api, outcomeBaseline('smsDelivered', T0), T0 + MINUTE);
+		let r = await poll(api, inProgressBaseline('smsDelivered', T0), T0 + MINUTE);
 		expect(r.ids).toEqual([]);
 		api.records[0].status = 'delivered';
 		api.records[1].status = 'failed';
@@ -255,13 +260,13 @@ describe('SMS Delivered tracking', () => {
 		expect(r.ids).toEqual(['s1']);
 		r = await poll(api, r.state, T0 + 3 * MINUTE);
 		expect(r.ids).toEqual([]);
-		expect(parseOutcomeState(JSON.parse(JSON.stringify(r.state)), 'callEnded')).toBeUndefined();
+		expect(parseInProgressState(JSON.parse(JSON.stringify(r.state)), 'callEnded')).toBeUndefined();
 	});
 
 	it('one SMS that never gets a receipt holds back no other delivery, oldest first past 2,000 SMS', async () => {
 		const api = new Api('smsDelivered', 'oldestFirst');
 		api.records.push({ id: 'noreceipt', at: T0 + 1000, status: 'sent' });
-		let r = await poll(api, outcomeBaseline('smsDelivered', T0), T0 + MINUTE);
+		let r = await poll(api, inProgressBaseline('smsDelivered', T0), T0 + MINUTE);
 		const emitted: unknown[] = [];
 		let n = 0;
 		// 12 SMS a minute for 5 hours, each delivered 10 s after it is sent.
@@ -288,7 +293,7 @@ describe('SMS Delivered tracking', () => {
 		const api = new Api('smsDelivered');
 		api.records.push({ id: 'late', at: T0 + 1000, status: 'sent' });
 		api.records.push({ id: 'never', at: T0 + 2000, status: 'sent' });
-		let r = await poll(api, outcomeBaseline('smsDelivered', T0), T0 + MINUTE);
+		let r = await poll(api, inProgressBaseline('smsDelivered', T0), T0 + MINUTE);
 		const emitted: unknown[] = [];
 		let lookups = 0;
 		let expired = 0;
@@ -310,7 +315,7 @@ describe('SMS Delivered tracking', () => {
 		const api = new Api('smsDelivered');
 		for (let i = 0; i < 25; i++)
 			api.records.push({ id: `p${i}`, at: T0 + 1000 + i, status: 'sent' });
-		let r = await poll(api, outcomeBaseline('smsDelivered', T0), T0 + MINUTE);
+		let r = await poll(api, inProgressBaseline('smsDelivered', T0), T0 + MINUTE);
 		// An SMS 20 minutes later moves the position past them.
 		api.records.push({ id: 'mover', at: T0 + 20 * MINUTE, status: 'delivered' });
 		r = await poll(api, r.state, T0 + 20 * MINUTE + 1000);
@@ -342,8 +347,8 @@ describe('SMS Delivered tracking', () => {
 					at: T0 + 1000 + i,
 					status: kind === 'callEnded' ? 'ringing' : 'sent',
 				});
-			const r = await poll(api, outcomeBaseline(kind, T0), T0 + MINUTE, {
-				...DEFAULT_OUTCOME_SETTINGS,
+			const r = await poll(api, inProgressBaseline(kind, T0), T0 + MINUTE, {
+				...DEFAULT_IN_PROGRESS_SETTINGS,
 				maxPending: 5,
 			});
 			expect(r.state.pending.map(([id]) => id)).toEqual(['p3', 'p4', 'p5', 'p6', 'p7']);
@@ -362,15 +367,15 @@ describe('SMS Delivered tracking', () => {
 			fetchPage: async (): Promise<SmsPage> => ({ messages: [odd] }),
 			lookup: async () => odd,
 		};
-		let state = outcomeBaseline('smsDelivered', T0);
+		let state = inProgressBaseline('smsDelivered', T0);
 		const emitted: unknown[] = [];
 		for (let i = 1; i <= 30; i++) {
-			const r = await pollOutcomes(state, io, { now: () => T0 + i * MINUTE });
+			const r = await pollInProgress(state, io, { now: () => T0 + i * MINUTE });
 			emitted.push(...r.emit.map((x) => x.id));
-			state = parseOutcomeState(
+			state = parseInProgressState(
 				JSON.parse(JSON.stringify(r.state)),
 				'smsDelivered',
-			) as OutcomeState;
+			) as InProgressState;
 		}
 		expect(emitted).toEqual(['odd']);
 	});
@@ -394,10 +399,10 @@ describe('state saved before tracking by id', () => {
 			done: [['done', T0 + 1000]],
 			fp: 'fingerprint',
 		};
-		const state = parseOutcomeState(JSON.parse(JSON.stringify(v1)), 'smsDelivered');
+		const state = parseInProgressState(JSON.parse(JSON.stringify(v1)), 'smsDelivered');
 		expect(state).toMatchObject({ v: 2, fp: 'fingerprint', window: { resume: T0 + 2000 } });
 		api.records[1].status = 'delivered';
-		const r = await poll(api, state as OutcomeState, T0 + 41 * MINUTE);
+		const r = await poll(api, state as InProgressState, T0 + 41 * MINUTE);
 		expect(r.ids).toEqual(['waiting', 'new']);
 		expect(api.requests[0]).toBe(`list ${iso(T0 + 2000)}`);
 		expect((await poll(api, r.state, T0 + 42 * MINUTE)).ids).toEqual([]);
@@ -418,7 +423,7 @@ describe('state saved before tracking by id', () => {
 			},
 			{ v: 1, kind: 'callEnded', floor: 1, cursor: 1, pending: [['a', 'x', 's']], done: [] },
 		])
-			expect(parseOutcomeState(junk, 'callEnded')).toBeUndefined();
+			expect(parseInProgressState(junk, 'callEnded')).toBeUndefined();
 	});
 });
 
@@ -440,7 +445,7 @@ describe('against a small model', () => {
 					const api = new Api('callEnded');
 					api.records.push({ id: 'before', at: T0 - 1000, status: 'completed' });
 					let now = T0;
-					let state = outcomeBaseline('callEnded', T0);
+					let state = inProgressBaseline('callEnded', T0);
 					const emitted: string[] = [];
 					let n = 0;
 					const run = async (ignoreSince: boolean, junk: boolean) => {
@@ -455,7 +460,7 @@ describe('against a small model', () => {
 							},
 							lookup: api.lookup,
 						};
-						const result = await pollOutcomes(state, io, { now: () => now });
+						const result = await pollInProgress(state, io, { now: () => now });
 						state = result.state;
 						emitted.push(...result.emit.map((r) => String(r.id)));
 					};

@@ -26,12 +26,11 @@ import fc from 'fast-check';
 import {
 	baseline,
 	type CursorSettings,
-	type PageRequest,
 	parseState,
-	type PollOutcome,
-	runPoll,
 	type SmsOrder,
-} from '../../nodes/CommsAccount/trigger/historyCursor';
+} from '../../nodes/CommsAccount/trigger/cursorState';
+import { type PageRequest } from '../../nodes/CommsAccount/trigger/pageReading';
+import { type PollResult, runPoll } from '../../nodes/CommsAccount/trigger/historyCursor';
 import type { SmsPage } from '../../nodes/CommsAccount/api/smsPaging';
 import { replay } from '../support/replay';
 
@@ -133,7 +132,7 @@ interface Scenario {
 interface PollRecord {
 	startCursor: number;
 	arrivedBefore: number;
-	outcome: PollOutcome;
+	polled: PollResult;
 }
 
 interface RunResult {
@@ -187,7 +186,7 @@ async function run(scenario: Scenario): Promise<RunResult> {
 		const before = stored;
 		let pagesRead = 0;
 		try {
-			const outcome = await runPoll(
+			const polled = await runPoll(
 				state,
 				async (request) => {
 					const page = await api.fetch(request);
@@ -204,10 +203,10 @@ async function run(scenario: Scenario): Promise<RunResult> {
 					},
 				},
 			);
-			stored = JSON.stringify(outcome.state);
-			for (const record of outcome.emit) emitted.push(String(record.id));
-			polls.push({ startCursor: state.cursor, arrivedBefore: api.messages.length, outcome });
-			return outcome;
+			stored = JSON.stringify(polled.state);
+			for (const record of polled.emit) emitted.push(String(record.id));
+			polls.push({ startCursor: state.cursor, arrivedBefore: api.messages.length, polled });
+			return polled;
 		} catch (error) {
 			// A failed page: nothing of this poll counts, the stored state is untouched.
 			expect(stored).toBe(before);
@@ -245,8 +244,8 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	for (let i = 0; i < 200; i++) {
 		now += 30 * SECOND;
 		const resumed = stored !== undefined && JSON.parse(stored).resume !== undefined;
-		const outcome = await poll();
-		if (outcome && outcome.emit.length === 0 && !outcome.stopped && !resumed) break;
+		const polled = await poll();
+		if (polled && polled.emit.length === 0 && !polled.stopped && !resumed) break;
 	}
 	return { api, emitted, polls, baselineMs, probes };
 }
@@ -267,8 +266,8 @@ function checkAlways({ api, emitted, polls, baselineMs, probes }: RunResult): Me
 		expect(history(byId.get(id))).toBe(false);
 	}
 	// Each poll: oldest first, and messages sharing a sentAt in the order they were stored.
-	for (const { outcome } of polls) {
-		const emittedNow = outcome.emit.map((r) => byId.get(String(r.id)) as Message);
+	for (const { polled } of polls) {
+		const emittedNow = polled.emit.map((r) => byId.get(String(r.id)) as Message);
 		for (let i = 1; i < emittedNow.length; i++) {
 			expect(emittedNow[i].sentAt).toBeGreaterThanOrEqual(emittedNow[i - 1].sentAt);
 			if (emittedNow[i].sentAt === emittedNow[i - 1].sentAt)
@@ -285,11 +284,11 @@ function checkAlways({ api, emitted, polls, baselineMs, probes }: RunResult): Me
 		const after = polls.filter((p) => p.arrivedBefore > m.seq);
 		// More than a page at one sentAt is said once, when a poll first finds the group overflow.
 		const groupOverflowSaid = polls.some(
-			(p) => p.outcome.steppedPast === m.sentAt && p.outcome.newMayBeHidden,
+			(p) => p.polled.steppedPast === m.sentAt && p.polled.newMayBeHidden,
 		);
-		expect(groupOverflowSaid || after.some((p) => p.outcome.shortfall !== undefined)).toBe(true);
+		expect(groupOverflowSaid || after.some((p) => p.polled.shortfall !== undefined)).toBe(true);
 		if (after.length > 0 && m.sentAt >= after[0].startCursor && !groupOverflowSaid)
-			expect(after.some((p) => p.outcome.newMayBeHidden)).toBe(true);
+			expect(after.some((p) => p.polled.newMayBeHidden)).toBe(true);
 	}
 	return lost;
 }
@@ -390,7 +389,7 @@ describe('the SMS cursor against a model of the API', () => {
 					const lost = checkAlways(result);
 					if (largestSameSentAt(result.api) < scenario.pageSize) {
 						expect(lost).toEqual([]);
-						expect(result.polls.filter((p) => p.outcome.shortfall)).toEqual([]);
+						expect(result.polls.filter((p) => p.polled.shortfall)).toEqual([]);
 					}
 				},
 			),
@@ -443,13 +442,13 @@ describe('the SMS cursor against a model of the API', () => {
 						now,
 					);
 					const before = api.requests;
-					const outcome = await runPoll(
+					const polled = await runPoll(
 						parseState(JSON.parse(JSON.stringify(state))) as typeof state,
 						(r) => api.fetch(r),
 						{ settings, now: () => now },
 					);
-					expect(outcome.emit.map((r) => r.id)).toEqual(api.messages.map((m) => m.id));
-					expect(outcome.shortfall).toBeUndefined();
+					expect(polled.emit.map((r) => r.id)).toEqual(api.messages.map((m) => m.id));
+					expect(polled.shortfall).toBeUndefined();
 					// Each page after the first re-reads the messages at its inclusive `since`; with distinct
 					// sentAt that is one, and the cost stays within ceil(N/200) + 1.
 					if (spreadOut)
@@ -471,9 +470,9 @@ describe('the SMS cursor against a model of the API', () => {
 			now,
 		);
 		const before = api.requests;
-		const outcome = await runPoll(state, (r) => api.fetch(r), { settings, now: () => now });
-		expect(outcome.emit.map((r) => r.id)).toEqual(api.messages.slice(800).map((m) => m.id));
-		expect(outcome).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true });
+		const polled = await runPoll(state, (r) => api.fetch(r), { settings, now: () => now });
+		expect(polled.emit.map((r) => r.id)).toEqual(api.messages.slice(800).map((m) => m.id));
+		expect(polled).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true });
 		expect(api.requests - before).toBe(1);
 	});
 
@@ -484,8 +483,8 @@ describe('the SMS cursor against a model of the API', () => {
 				async (scenario) => {
 					const result = await run(scenario);
 					expect(new Set(result.emitted).size).toBe(result.emitted.length);
-					for (const { outcome } of result.polls)
-						expect(outcome.state.seen.length).toBeLessThanOrEqual(8);
+					for (const { polled } of result.polls)
+						expect(polled.state.seen.length).toBeLessThanOrEqual(8);
 				},
 			),
 			replay(800),

@@ -1,21 +1,22 @@
 /**
  * The inbound-SMS cursor, case by case: what each request asks for, what a poll emits and
- * what it stores. The random schedules are in smsCursor.property.test.ts.
+ * what it stores. The random schedules are in historyCursor.property.test.ts.
  */
 import {
 	baseline,
-	beginPoll,
 	type CursorSettings,
 	type CursorState,
-	endPoll,
-	type PageRequest,
-	pageOrder,
 	parseState,
-	readPage,
-	runPoll,
 	type SmsOrder,
+} from '../../nodes/CommsAccount/trigger/cursorState';
+import {
+	beginPoll,
+	pageOrder,
+	type PageRequest,
+	readPage,
 	stopPoll,
-} from '../../nodes/CommsAccount/trigger/historyCursor';
+} from '../../nodes/CommsAccount/trigger/pageReading';
+import { endPoll, runPoll } from '../../nodes/CommsAccount/trigger/historyCursor';
 import type { SmsPage, SmsRecord } from '../../nodes/CommsAccount/api/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
@@ -74,10 +75,10 @@ describe('first poll', () => {
 		const api = new Api();
 		api.add(at(-30), at(-1));
 		const [fresh] = api.add(at(0));
-		const outcome = await poll(api, baseline(at(0)), at(5));
+		const polled = await poll(api, baseline(at(0)), at(5));
 		expect(api.requests).toEqual([{ since: iso(at(0)), limit: 3 }]);
-		expect(ids(outcome.emit)).toEqual([fresh]);
-		expect(outcome.state).toEqual({ v: 1, cursor: at(0), floor: at(0), seen: [[fresh, at(0)]] });
+		expect(ids(polled.emit)).toEqual([fresh]);
+		expect(polled.state).toEqual({ v: 1, cursor: at(0), floor: at(0), seen: [[fresh, at(0)]] });
 	});
 });
 
@@ -87,10 +88,10 @@ describe('later polls', () => {
 		const [a] = api.add(at(10));
 		let { state } = await poll(api, baseline(at(0)), at(10));
 		const [b] = api.add(at(10)); // same sentAt as the cursor, stored later
-		const outcome = await poll(api, state, at(20));
+		const polled = await poll(api, state, at(20));
 		expect(api.requests[1].since).toBe(iso(at(0))); // cursor 10 s - 60 s, but not before the baseline
-		expect(ids(outcome.emit)).toEqual([b]);
-		state = outcome.state;
+		expect(ids(polled.emit)).toEqual([b]);
+		state = polled.state;
 		expect(state.seen.map(([id]) => id)).toEqual([a, b]);
 		expect((await poll(api, state, at(30))).emit).toEqual([]);
 	});
@@ -101,9 +102,9 @@ describe('later polls', () => {
 		let { state } = await poll(api, baseline(at(0)), at(100));
 		const [inside] = api.add(at(45)); // 55 s before the cursor: inside the 60 s window
 		api.add(at(30)); // 70 s before: outside
-		const outcome = await poll(api, state, at(110));
-		expect(ids(outcome.emit)).toEqual([inside]);
-		state = outcome.state;
+		const polled = await poll(api, state, at(110));
+		expect(ids(polled.emit)).toEqual([inside]);
+		state = polled.state;
 		expect(state.cursor).toBe(at(100));
 	});
 
@@ -121,15 +122,15 @@ describe('draining more than a page', () => {
 	it('oldest first: pages forward from the newest sentAt of each page, in the same poll', async () => {
 		const api = new Api('oldestFirst');
 		const sent = api.add(at(1), at(2), at(3), at(4), at(5), at(6), at(7));
-		const outcome = await poll(api, baseline(at(0)), at(10));
-		expect(ids(outcome.emit)).toEqual(sent);
+		const polled = await poll(api, baseline(at(0)), at(10));
+		expect(ids(polled.emit)).toEqual(sent);
 		expect(api.requests.map((r) => r.since)).toEqual([
 			iso(at(0)),
 			iso(at(3)),
 			iso(at(5)),
 			iso(at(7)),
 		]);
-		expect(outcome.shortfall).toBeUndefined();
+		expect(polled.shortfall).toBeUndefined();
 	});
 
 	it('oldest first, several sharing a sentAt across a page boundary: each once, in arrival order', async () => {
@@ -142,17 +143,17 @@ describe('draining more than a page', () => {
 	it('newest first: emitted oldest first, equal sentAt in arrival order', async () => {
 		const api = new Api('newestFirst');
 		const sent = api.add(at(1), at(2), at(2));
-		const outcome = await poll(api, baseline(at(0)), at(10), { pageSize: 5 });
-		expect(ids(outcome.emit)).toEqual(sent);
-		expect(outcome.state.order).toBe('newestFirst');
+		const polled = await poll(api, baseline(at(0)), at(10), { pageSize: 5 });
+		expect(ids(polled.emit)).toEqual(sent);
+		expect(polled.state.order).toBe('newestFirst');
 	});
 
 	it('newest first, a full page: the newest page, and a warning when new messages were out of reach', async () => {
 		const api = new Api('newestFirst');
 		const sent = api.add(at(1), at(2), at(3), at(4), at(5));
-		const outcome = await poll(api, baseline(at(0)), at(10));
-		expect(ids(outcome.emit)).toEqual(sent.slice(2));
-		expect(outcome).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true, pages: 1 });
+		const polled = await poll(api, baseline(at(0)), at(10));
+		expect(ids(polled.emit)).toEqual(sent.slice(2));
+		expect(polled).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true, pages: 1 });
 		expect(api.requests).toHaveLength(1);
 	});
 
@@ -161,10 +162,10 @@ describe('draining more than a page', () => {
 		api.add(at(1), at(2), at(3));
 		let { state } = await poll(api, baseline(at(0)), at(10), { pageSize: 5 });
 		const [fresh] = api.add(at(11));
-		const outcome = await poll(api, state, at(12));
-		state = outcome.state;
-		expect(ids(outcome.emit)).toEqual([fresh]);
-		expect(outcome).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: false });
+		const polled = await poll(api, state, at(12));
+		state = polled.state;
+		expect(ids(polled.emit)).toEqual([fresh]);
+		expect(polled).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: false });
 	});
 
 	it('a whole page at one sentAt is stepped past (since is inclusive to the millisecond): the rest at it are out of reach, what follows is read, and it says so', async () => {
@@ -172,20 +173,20 @@ describe('draining more than a page', () => {
 			const api = new Api(order);
 			api.add(at(1), at(1), at(1), at(1));
 			const [after] = api.add(at(2));
-			const outcome = await poll(api, baseline(at(1)), at(10));
+			const polled = await poll(api, baseline(at(1)), at(10));
 			if (order === 'oldestFirst') {
 				// The page at 1 s, then from 1.001 s: the message after it.
-				expect(outcome.emit).toHaveLength(4);
-				expect(ids(outcome.emit).at(-1)).toBe(after);
+				expect(polled.emit).toHaveLength(4);
+				expect(ids(polled.emit).at(-1)).toBe(after);
 				expect(api.requests.map((r) => r.since)).toEqual([iso(at(1)), iso(at(1) + 1)]);
-				expect(outcome).toMatchObject({
+				expect(polled).toMatchObject({
 					shortfall: 'sameSentAt',
 					newMayBeHidden: true,
 					steppedPast: at(1),
 				});
 			} else {
 				// Newest first, the page shows the order and holds the newest: nothing to page.
-				expect(outcome).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true });
+				expect(polled).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true });
 			}
 		}
 	});
@@ -193,15 +194,15 @@ describe('draining more than a page', () => {
 	it('exactly a page at one sentAt, oldest first: stepped past, nothing lost, and the next polls do not stall on it', async () => {
 		const api = new Api('oldestFirst');
 		const group = api.add(at(1), at(1), at(1));
-		let outcome = await poll(api, baseline(at(0)), at(5));
-		expect(ids(outcome.emit)).toEqual(group);
-		const emitted = [...ids(outcome.emit)];
+		let polled = await poll(api, baseline(at(0)), at(5));
+		expect(ids(polled.emit)).toEqual(group);
+		const emitted = [...ids(polled.emit)];
 		for (let i = 1; i <= 5; i++) {
 			const [next] = api.add(at(5 + i));
 			api.requests = [];
-			outcome = await poll(api, outcome.state, at(6 + i));
-			emitted.push(...ids(outcome.emit));
-			expect(ids(outcome.emit)).toEqual([next]);
+			polled = await poll(api, polled.state, at(6 + i));
+			emitted.push(...ids(polled.emit));
+			expect(ids(polled.emit)).toEqual([next]);
 			// Never the same requests for ever: each poll gets past the page at 1 s (and re-reads
 			// the window before the cursor, a page more as it fills).
 			expect(api.requests[1]?.since).toBe(iso(at(1) + 1));
@@ -304,11 +305,11 @@ describe('all or nothing', () => {
 		const stops: unknown[] = [];
 		for (let i = 0; i < 6; i++) {
 			api.requests = [];
-			const outcome = await poll(api, state, at(30 + i), { maxPages: 2 });
+			const polled = await poll(api, state, at(30 + i), { maxPages: 2 });
 			expect(api.requests.length).toBeLessThanOrEqual(2);
-			emitted.push(...ids(outcome.emit));
-			stops.push(outcome.stopped);
-			state = outcome.state;
+			emitted.push(...ids(polled.emit));
+			stops.push(polled.stopped);
+			state = polled.state;
 		}
 		expect(emitted).toEqual(sent);
 		expect(stops.slice(0, 4)).toEqual(['pageBudget', 'pageBudget', 'pageBudget', 'pageBudget']);
@@ -321,13 +322,13 @@ describe('all or nothing', () => {
 		const emitted: unknown[] = [];
 		for (let i = 0; i < 6; i++) {
 			// A budget of one page a poll; the window (60 s) holds every message read before.
-			const outcome = await runPoll(state, api.fetch, {
+			const polled = await runPoll(state, api.fetch, {
 				settings: settings(),
 				now: () => at(10 + i),
 				keepReading: () => false,
 			});
-			emitted.push(...ids(outcome.emit));
-			state = outcome.state;
+			emitted.push(...ids(polled.emit));
+			state = polled.state;
 		}
 		expect(emitted).toEqual(sent);
 	});
@@ -357,13 +358,13 @@ describe('the clock and the bounds', () => {
 	it('the cursor never moves past the clock, so one message dated in the future hides nothing after it', async () => {
 		const api = new Api();
 		const [future] = api.add(at(3600));
-		let outcome = await poll(api, baseline(at(0)), at(10));
-		expect(ids(outcome.emit)).toEqual([future]);
-		expect(outcome.state.cursor).toBe(at(10));
+		let polled = await poll(api, baseline(at(0)), at(10));
+		expect(ids(polled.emit)).toEqual([future]);
+		expect(polled.state.cursor).toBe(at(10));
 		const [next] = api.add(at(20));
-		outcome = await poll(api, outcome.state, at(30));
-		expect(ids(outcome.emit)).toEqual([next]);
-		expect(outcome.state.seen.map(([id]) => id)).toEqual([next, future]);
+		polled = await poll(api, polled.state, at(30));
+		expect(ids(polled.emit)).toEqual([next]);
+		expect(polled.state.seen.map(([id]) => id)).toEqual([next, future]);
 	});
 
 	it('remembers ids only while a poll can return them (bounded in age)', async () => {
@@ -378,24 +379,24 @@ describe('the clock and the bounds', () => {
 	it('remembers at most maxSeen ids; the floor rises past the dropped ones, whole sentAt groups at a time', async () => {
 		const api = new Api();
 		api.add(at(1), at(2), at(2), at(3), at(4));
-		const outcome = await poll(api, baseline(at(0)), at(5), { maxSeen: 3, pageSize: 10 });
-		expect(outcome.state.seen.map(([, t]) => t)).toEqual([at(3), at(4)]);
-		expect(outcome.state.floor).toBe(at(2) + 1);
+		const polled = await poll(api, baseline(at(0)), at(5), { maxSeen: 3, pageSize: 10 });
+		expect(polled.state.seen.map(([, t]) => t)).toEqual([at(3), at(4)]);
+		expect(polled.state.floor).toBe(at(2) + 1);
 		api.requests = [];
-		expect((await poll(api, outcome.state, at(6), { maxSeen: 3, pageSize: 10 })).emit).toEqual([]);
+		expect((await poll(api, polled.state, at(6), { maxSeen: 3, pageSize: 10 })).emit).toEqual([]);
 		expect(api.requests[0].since).toBe(iso(at(2) + 1));
 	});
 
 	it('messages without a readable sentAt are emitted once, last, and do not move the cursor', async () => {
 		const p = beginPoll(baseline(at(0)), settings({ pageSize: 10 }));
 		readPage(p, { messages: [{ id: 'odd' }, { id: 'a', sentAt: iso(at(2)) }] });
-		const outcome = endPoll(p, at(5));
-		expect(ids(outcome.emit)).toEqual(['a', 'odd']);
-		expect(outcome.undated).toBe(1);
-		expect(outcome.state.cursor).toBe(at(2));
-		expect(outcome.state.seen).toEqual([['a', at(2)]]);
+		const polled = endPoll(p, at(5));
+		expect(ids(polled.emit)).toEqual(['a', 'odd']);
+		expect(polled.undated).toBe(1);
+		expect(polled.state.cursor).toBe(at(2));
+		expect(polled.state.seen).toEqual([['a', at(2)]]);
 		// Remembered by id, as last read at 5 s.
-		expect(outcome.state.undated).toEqual([['odd', at(5)]]);
+		expect(polled.state.undated).toEqual([['odd', at(5)]]);
 	});
 
 	it('a message without a readable sentAt that the server keeps returning is emitted once, however long', async () => {
@@ -404,12 +405,12 @@ describe('the clock and the bounds', () => {
 		const emitted: unknown[] = [];
 		// 30 polls a minute apart, the Late Arrival Window 5 minutes: 6 windows.
 		for (let i = 0; i < 30; i++) {
-			const outcome = await runPoll(state, async () => ({ messages: [odd] }), {
+			const polled = await runPoll(state, async () => ({ messages: [odd] }), {
 				settings: settings({ lookBackMs: 5 * 60_000 }),
 				now: () => at(60 * (i + 1)),
 			});
-			emitted.push(...ids(outcome.emit));
-			state = parseState(JSON.parse(JSON.stringify(outcome.state))) as CursorState;
+			emitted.push(...ids(polled.emit));
+			state = parseState(JSON.parse(JSON.stringify(polled.state))) as CursorState;
 		}
 		expect(emitted).toEqual(['odd']);
 	});

@@ -15,10 +15,10 @@ import {
 	type CursorSettings,
 	type CursorState,
 	FUTURE_TOLERANCE_MS,
-	type PageRequest,
 	parseState,
-	runPoll,
-} from '../../nodes/CommsAccount/trigger/historyCursor';
+} from '../../nodes/CommsAccount/trigger/cursorState';
+import { type PageRequest } from '../../nodes/CommsAccount/trigger/pageReading';
+import { runPoll } from '../../nodes/CommsAccount/trigger/historyCursor';
 import type { SmsPage } from '../../nodes/CommsAccount/api/smsPaging';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
@@ -40,11 +40,11 @@ async function pollAt(
 	over: Partial<CursorSettings> = {},
 ) {
 	const state = parseState(JSON.parse(stored)) as CursorState;
-	const outcome = await runPoll(state, fetch, { settings: settings(over), now: () => now });
+	const polled = await runPoll(state, fetch, { settings: settings(over), now: () => now });
 	return {
-		stored: JSON.stringify(outcome.state),
-		ids: outcome.emit.map((r) => r.id),
-		outcome,
+		stored: JSON.stringify(polled.state),
+		ids: polled.emit.map((r) => r.id),
+		polled,
 	};
 }
 
@@ -140,7 +140,7 @@ describe('entries that are not records (issue 23, item 3)', () => {
 		});
 		const result = await pollAt(JSON.stringify(baseline(T0)), T0 + 10 * SECOND, fetch);
 		expect(result.ids).toEqual(['a', 'b']);
-		expect(result.outcome.skipped).toBe(4);
+		expect(result.polled.skipped).toBe(4);
 		const again = await pollAt(result.stored, T0 + 20 * SECOND, fetch);
 		expect(again.ids).toEqual([]);
 	});
@@ -228,14 +228,14 @@ async function hostileRun(hostility: Hostility, steps: Step[], pageSize: number,
 	const emitted: string[] = [];
 	const poll = async () => {
 		const state = parseState(JSON.parse(stored)) as CursorState;
-		const outcome = await runPoll(state, fetch, {
+		const polled = await runPoll(state, fetch, {
 			settings: { lookBackMs, pageSize, maxSeen: 5000 },
 			now: () => now,
 		});
-		expect(outcome.state.cursor).toBeLessThanOrEqual(now);
-		expect(outcome.state.floor).toBeLessThanOrEqual(now + CLOCK_PRECISION_MS + 1);
-		stored = JSON.stringify(outcome.state);
-		emitted.push(...outcome.emit.map((r) => String(r.id)));
+		expect(polled.state.cursor).toBeLessThanOrEqual(now);
+		expect(polled.state.floor).toBeLessThanOrEqual(now + CLOCK_PRECISION_MS + 1);
+		stored = JSON.stringify(polled.state);
+		emitted.push(...polled.emit.map((r) => String(r.id)));
 	};
 	await poll();
 	let n = 0;

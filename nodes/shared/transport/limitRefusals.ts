@@ -1,0 +1,175 @@
+/**
+ * What a refusal (429) teaches the learned limit (learnedLimit.ts says how it learns): the
+ * first cut, a longer window, a smaller allowance, the end of probes for more, and the hold of
+ * a key whose window someone else filled. Pure.
+ */
+import { CLOSE, GROWN_KEPT, GROWTH, LimitState, type PlaceCounts, type Ticket } from './limitState';
+
+export abstract class LimitRefusals extends LimitState {
+	/**
+	 * Allowance probes end (one refused, or the documented limit reached). If they added no
+	 * more than a few places, they were tokens a bucket had refilled, not room in a window: the
+	 * allowance goes back.
+	 */
+	protected stopGrowing(now: number, places?: PlaceCounts): number {
+		const grown = this.grown;
+		const refused = places !== undefined;
+		const kept = !refused || grown > GROWN_KEPT;
+		if (!kept && this.growth === 'growing') {
+			this.allowance = this.grownFrom.allowance;
+			this.windowMs = this.grownFrom.windowMs;
+		}
+		this.growth = 'none';
+		this.grown = 0;
+		if (kept) {
+			// The probes still in flight are refused too: the growth is over either way.
+			this.grantsAtCut = this.grants;
+			this.allowanceCut = false;
+			if (refused) this.grownTrial = 2;
+			this.probeAccepted(now, 'allowance');
+			return 0;
+		}
+		// The probes still in flight are likely refused too.
+		this.grantsAtCut = this.grants;
+		this.allowanceCut = false;
+		this.probeRefused(now, 1 + places.inFlight, 'allowance');
+		return 0;
+	}
+
+	/** Refused in the cycles after the probes grew the allowance: they had found a turn, not room. */
+	protected ungrow(now: number, places: PlaceCounts): number {
+		this.allowance = this.grownFrom.allowance;
+		this.windowMs = this.grownFrom.windowMs;
+		this.grownTrial = 0;
+		this.careful = true;
+		this.grantsAtCut = this.grants;
+		this.allowanceCut = false;
+		this.probeRefused(now, 1 + places.inFlight, 'allowance');
+		return 0;
+	}
+
+	protected cut(now: number): void {
+		this.cuts++;
+		this.careful = true;
+		this.growth = 'none';
+		this.grown = 0;
+		this.grownTrial = 0;
+		this.grantsAtCut = this.grants;
+		this.allowanceCut = false;
+		this.holdProbes(now);
+	}
+
+	/**
+	 * A refusal with nothing of ours accepted in the window (another process filled it): hold
+	 * the key, longer each time: a learnt window, growing; before anything was learnt, a second
+	 * (a sixtieth of the documented window), doubling up to the documented window.
+	 */
+	protected emptyWindow(): number {
+		this.careful = true;
+		this.grantsAtCut = this.grants;
+		this.allowanceCut = false;
+		const tries = this.emptyRefusals++;
+		if (!this.learned)
+			return Math.min(this.documented.windowMs, (this.documented.windowMs / 60) * 2 ** tries);
+		return Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** tries);
+	}
+
+	/** The first refusal: the allowance is what was accepted, the window the documented rate's. */
+	protected firstCut(now: number, ticket: Ticket, places: PlaceCounts): number {
+		const acceptedWithin = (windowMs: number) =>
+			places.acceptedSentIn(ticket.sentAt - windowMs, ticket.sentAt);
+		if (acceptedWithin(this.windowMs) === 0) return this.emptyWindow();
+		let windowMs = this.documented.windowMs;
+		for (;;) {
+			const next = this.floorMs(acceptedWithin(windowMs));
+			if (next >= windowMs) break;
+			windowMs = next;
+		}
+		this.learned = true;
+		this.learnedAt = now;
+		this.windowMs = windowMs;
+		this.allowance = Math.max(1, acceptedWithin(windowMs));
+		this.tooShortMs = 0;
+		this.settledMs = 0;
+		this.confirmed = 0;
+		this.cut(now);
+		this.allowanceCut = true;
+		return 0;
+	}
+
+	/**
+	 * A cycle's first request refused: the window is longer than taken. Back to the settled
+	 * one if it was shorter than that; else by half while it has not been accepted, by 5% once
+	 * it had (a fixed window's turns drifting into the cycle).
+	 */
+	protected lengthen(now: number, ticket: Ticket, places: PlaceCounts): number {
+		if (places.acceptedSentIn(ticket.sentAt - this.maxWindowMs(), ticket.sentAt) === 0)
+			return this.emptyWindow();
+		if (this.exploring) this.probeRefused(now, 1, 'window');
+		const documentedMs = this.documented.windowMs;
+		this.tooShortMs = Math.max(this.tooShortMs, this.windowMs);
+		const longer = this.windowMs * (this.confirmed > 0 ? CLOSE : GROWTH);
+		// With half the documented limit or more, or a window near the documented one, the
+		// documented window next: the likeliest reason is other processes sharing it (a worker
+		// that learnt a small share late would otherwise keep it in a window of 46 s, where its
+		// allowance never grows, long after the others finished).
+		const shared = 2 * this.allowance >= this.documented.perWindow;
+		const documented =
+			this.windowMs < documentedMs &&
+			(longer * CLOSE > documentedMs || shared || longer * 4 >= documentedMs * 3);
+		this.windowMs =
+			this.settledMs > this.windowMs
+				? this.settledMs
+				: documented
+					? documentedMs
+					: Math.min(this.maxWindowMs(), longer);
+		this.confirmed = 0;
+		this.trialFromMs = undefined;
+		this.cut(now);
+		// The next request starts the cycle again.
+		this.blockedSince = -Infinity;
+		return 0;
+	}
+
+	/** Refused mid-cycle under a window a probe shortened: the probe found a token, not a window. */
+	protected revert(now: number): number {
+		this.tooShortMs = Math.max(this.tooShortMs, this.windowMs);
+		this.windowMs = this.trialFromMs!;
+		this.trialFromMs = undefined;
+		this.careful = true;
+		this.grantsAtCut = this.grants;
+		this.allowanceCut = false;
+		this.holdProbes(now);
+		return 0;
+	}
+
+	/**
+	 * The requests of ours the server had in its window when it refused `ticket`: those accepted
+	 * and sent within a window and a round trip before it (the window runs from answer to send).
+	 */
+	protected heldBefore(ticket: Ticket, places: PlaceCounts): number {
+		const windowMs = this.windowMs + this.roundTripMs();
+		return places.acceptedSentIn(ticket.sentAt - windowMs, ticket.sentAt);
+	}
+
+	/** Whether all but one of the allowance were in the server's window before `ticket`. */
+	protected heldAll(ticket: Ticket, places: PlaceCounts): boolean {
+		return this.heldBefore(ticket, places) >= this.allowance - 1;
+	}
+
+	/** Refused mid-cycle: the allowance is cut to the share the server gave us in the window. */
+	protected cutAllowance(now: number, ticket: Ticket, places: PlaceCounts): number {
+		const from = ticket.sentAt - this.windowMs - this.roundTripMs();
+		const share = this.heldBefore(ticket, places);
+		if (share === 0) return this.emptyWindow();
+		// In the first cycles after the first refusal, what that first burst left in the window
+		// is not ours to count: it may have crossed a fixed window's turn, or emptied a bucket.
+		const firstBurstIn = from < this.learnedAt;
+		const cycle = places.acceptedSentIn(Math.max(from, this.cycleAt - 1e-9), ticket.sentAt);
+		const cut = firstBurstIn ? Math.max(1, cycle) : share;
+		this.allowance = Math.max(1, Math.min(this.allowance, cut));
+		this.cut(now);
+		this.allowanceCut = true;
+		return 0;
+	}
+}
