@@ -17,7 +17,7 @@ import { getNumbers, getSmsNumbers } from './api/numbersList';
 import { callDescription, callOperations } from './resources/call';
 import { numberDescription, numberOperations } from './resources/number';
 import { smsDescription, smsOperations } from './resources/sms';
-import { quotePrefix } from '../shared/parameters/quotePrefix';
+import { quotePrefix } from '../shared/parameters/expressionValues';
 import { accountToolDescriptions } from './tool';
 
 /** Every resource of the node and its operations, as the Resource and Operation options offer them. */

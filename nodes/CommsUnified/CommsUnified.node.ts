@@ -18,7 +18,7 @@ import { aiDescription, aiOperations } from './resources/ai';
 import { emailDescription, emailOperations } from './resources/email';
 import { smsDescription, smsOperations } from './resources/sms';
 import { voiceDescription, voiceOperations } from './resources/voice';
-import { quotePrefix } from '../shared/parameters/quotePrefix';
+import { quotePrefix } from '../shared/parameters/expressionValues';
 import { unifiedToolDescriptions } from './tool';
 
 /** Every service of the node (its resources) and their operations. */

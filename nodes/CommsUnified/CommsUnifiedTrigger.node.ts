@@ -11,7 +11,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { redactSecrets } from '../shared/transport';
 import { EVENT_OPTIONS, eventItem, parseEvent, UNIFIED_EVENTS } from './trigger/event';
-import { quotePrefix } from '../shared/parameters/quotePrefix';
+import { quotePrefix } from '../shared/parameters/expressionValues';
 import { forgetTrigger, webhookCredentials } from './trigger/credentialCache';
 import {
 	checkTimestamp,

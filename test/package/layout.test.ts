@@ -153,10 +153,15 @@ it('no product file is over 300 lines', () => {
 	expect(over).toEqual([]);
 });
 
-/** The files each crosses, measured when this test was written (38 and 37 before issue 39 moved them). */
+/**
+ * The files each crosses, as measured last (38 and 37 before issue 39 moved them; 40 and 41 once
+ * the files over 300 lines were split; 35 and 36 once files that one other file alone needed
+ * were folded into it). Lower these when a change crosses fewer; never raise them without saying
+ * why in the commit.
+ */
 const CROSSED_AT_MOST = {
-	'nodes/CommsAccount/resources/sms/send.ts': 38,
-	'nodes/CommsAccount/trigger/smsReceived.ts': 37,
+	'nodes/CommsAccount/resources/sms/send.ts': 35,
+	'nodes/CommsAccount/trigger/smsReceived.ts': 36,
 };
 
 it.each(Object.entries(CROSSED_AT_MOST))(

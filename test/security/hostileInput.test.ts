@@ -13,7 +13,7 @@ import {
 	MAX_URL_LENGTH,
 	trimTrailingSlashes,
 } from '../../nodes/shared/transport/credentialRules';
-import { QUOTE_MAX, quotePrefix } from '../../nodes/shared/parameters/quotePrefix';
+import { QUOTE_MAX, quotePrefix } from '../../nodes/shared/parameters/expressionValues';
 import { redactSecrets } from '../../nodes/shared/transport/secrets';
 import { CommsAccountApi } from '../../credentials/CommsAccountApi.credentials';
 import { TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';

@@ -11,7 +11,7 @@ import {
 	matchSentSms,
 	smsIds,
 } from '../../nodes/CommsAccount/api/recoveryMatching';
-import { ClaimLedger, LookupGate } from '../../nodes/shared/transport/recoveryClaims';
+import { ClaimLedger, LookupGate } from '../../nodes/shared/transport/recovery';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const at = (offsetMs: number) => new Date(T0 + offsetMs).toISOString();

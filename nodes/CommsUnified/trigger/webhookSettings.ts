@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { quotePrefix } from '../../shared/parameters/quotePrefix';
+import { quotePrefix } from '../../shared/parameters/expressionValues';
 import { DEFAULT_WINDOW_SECONDS, MAX_WINDOW_SECONDS } from './replay';
 import { DEFAULT_SIGNATURE_HEADER, usableSecret } from './signature';
 

@@ -6,7 +6,6 @@
  * read from JSON may be an epoch number. Each reader accepts every type that makes sense for
  * its parameter and says plainly what it could not use.
  */
-import { quotePrefix } from './quotePrefix';
 
 /** Text from a string, number, bigint or boolean; undefined for anything else (objects, null). */
 export function textOf(value: unknown): string | undefined {
@@ -183,4 +182,19 @@ export function numberOf(value: unknown): number {
 export function integerOf(value: unknown): number | undefined {
 	const number = numberOf(value);
 	return Number.isInteger(number) ? number : undefined;
+}
+
+/*
+ * Quoting what a user typed in a message: at most a short prefix, so a 100 kB value gives a
+ * short message, not a 100 kB one.
+ */
+/** Characters of a value quoted in a message before it is cut. */
+export const QUOTE_MAX = 80;
+
+/** `text` as typed when short, else its first `max` characters (no half character) and "…". */
+export function quotePrefix(text: string, max = QUOTE_MAX): string {
+	if (text.length <= max) return text;
+	const last = text.charCodeAt(max - 1);
+	const cut = last >= 0xd800 && last <= 0xdbff ? max - 1 : max;
+	return `${text.slice(0, cut)}…`;
 }

@@ -8,8 +8,7 @@ import type { IDataObject, IExecuteFunctions, IGetNodeParameterOptions, INode } 
 import { NodeOperationError } from 'n8n-workflow';
 
 import { normalisePhoneNumber } from './phoneNumbers';
-import { instantOf, integerOf, textOf } from './expressionValues';
-import { quotePrefix } from './quotePrefix';
+import { instantOf, integerOf, textOf, quotePrefix } from './expressionValues';
 
 /** What the readers need of a node context (execute, poll and webhook contexts all have it). */
 export interface ParameterSource {

@@ -13,7 +13,7 @@ import {
 	type CountryCode,
 	type PhoneNumber,
 } from './vendor/libphonenumber';
-import { quotePrefix } from './quotePrefix';
+import { quotePrefix } from './expressionValues';
 
 export class PhoneNumberError extends Error {
 	constructor(

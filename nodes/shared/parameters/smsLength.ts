@@ -9,9 +9,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { integerOf } from './expressionValues';
+import { integerOf, quotePrefix } from './expressionValues';
 import { options, type ParameterSource, shown } from './nodeParameters';
-import { quotePrefix } from './quotePrefix';
 
 /** Characters in one segment, as both APIs count them. */
 export const SEGMENT_CHARACTERS = 160;

@@ -139,7 +139,7 @@ export type Ending =
 	/** The API refused or failed the request for good: throw this. */
 	| { kind: 'refused'; error: NodeApiError }
 	| { kind: 'rateLimited'; status: number; body: unknown; retryAfterMs?: number }
-	/** Proven: nothing reached the server (see proof.ts). `code` names the proof. */
+	/** Proven: nothing reached the server (see classify.ts). `code` names the proof. */
 	| { kind: 'notSent'; code: string }
 	/**
 	 * Carried out or not, nobody can say. `label` names what happened ("HTTP 500"), `reason`

@@ -13,7 +13,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { assertSafeUrl, canonicalAddress } from './credentialRules';
-import { withOutcome } from './outcome';
+import { withOutcome } from './nodeErrors';
 
 export type CommsContext =
 	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;

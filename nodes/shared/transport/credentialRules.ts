@@ -10,7 +10,7 @@ import type {
 	ICredentialTestRequest,
 } from 'n8n-workflow';
 
-import { quotePrefix } from '../parameters/quotePrefix';
+import { quotePrefix } from '../parameters/expressionValues';
 
 /** The longest address accepted (the de facto limit of browsers and servers). */
 export const MAX_URL_LENGTH = 2048;

@@ -13,16 +13,8 @@
  * again. Everything that leaves, success bodies included, has been cleared of keys and secrets;
  * failures are NodeApiErrors.
  *
- * In the order a request meets them: the API folder's request function, attempt.ts (the profile
- * and the request's shape; answers.ts the wording every API shares), connection.ts (the
- * credential, its HTTPS rule, the pacing scope) and credentialRules.ts (the address's rules),
- * send.ts (the attempts, see retry.ts, and the circuit breaker there), pacing.ts (the rate
- * limiter; places.ts the places requests hold, learnedLimit.ts what the server allows, learnt
- * from its 429s), dispatch.ts (sending one attempt), timeout.ts (the whole-request timeout),
- * classify.ts (reading how it ended; proof.ts what proves "not sent", outcome.ts the outcome each
- * error carries), recovery.ts (unknown-outcome recovery; recoveryClaims.ts what it remembers
- * process-wide), serverClock.ts (the API's clock, from its records), nodeErrors.ts (the
- * NodeApiErrors), secrets.ts (redaction) and clock.ts (time, for tests).
+ * Each file's header says the one job it does; follow the imports from `send.ts` for the way a
+ * request takes (test/package/layout.test.ts counts the files an operation crosses).
  */
 export type { ApiProfile, LookupResult, LookupWindow, RecoveryLookup } from './attempt';
 export { detail, type ErrorDescription, fallback, isObject, text } from './answers';
@@ -31,7 +23,7 @@ export { CredentialRuleError } from './credentialRules';
 export type { RateLimit } from './pacing';
 export { redactSecrets } from './secrets';
 export { send } from './send';
-export { forgetClaims } from './recoveryClaims';
+export { forgetClaims } from './recovery';
 export {
 	type CommsContext,
 	type CredentialProfile,
@@ -39,7 +31,7 @@ export {
 	getConnection,
 	limiterScope,
 } from './connection';
-export { hasOutcome, OUTCOME_WORDS, outcomeOf, withOutcome, type WriteOutcome } from './outcome';
+export { hasOutcome, OUTCOME_WORDS, outcomeOf, withOutcome, type WriteOutcome } from './nodeErrors';
 export {
 	apiClock,
 	type ApiClock,

@@ -5,7 +5,7 @@
  * other processes on the key. Pure: the limiter (pacing.ts) gives the time and its places.
  *
  * The model is a sliding window of its own: at most `allowance` requests in any `windowMs`
- * (the places of places.ts), under the documented limit, which is never exceeded. Sending
+ * (the places of limitState.ts), under the documented limit, which is never exceeded. Sending
  * `allowance` at once and each further one as an earlier one's place frees is the fastest any
  * of those servers allows once the window and the allowance are right: a sliding window of
  * that size and length, a fixed one (the sends fall just after its turns), a token bucket (a

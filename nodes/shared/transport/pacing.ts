@@ -4,13 +4,12 @@
  * finishes in about the least time the server allows instead of tripping 429s.
  *
  * A request holds a place in the rate windows from the moment it is dispatched until a window
- * after its answer arrived (places.ts): a request sent once that place frees can never land in
+ * after its answer arrived (`Places` in limitState.ts): a request sent once that place frees can never land in
  * the same server window, whatever the latency.
  */
 import { CancelledError, clampTimerMs, type Clock, systemClock } from './clock';
 import { LearnedLimit } from './learnedLimit';
-import type { GrantKind, Ticket } from './limitState';
-import { Places } from './places';
+import { type GrantKind, Places, type Ticket } from './limitState';
 
 /**
  * The longest a 429 may hold a key's requests back: the longest a request itself waits

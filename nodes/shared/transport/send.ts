@@ -2,7 +2,7 @@
  * A request from start to end: attempts sent one after the other, each ending read, the retry
  * decided (retry.ts), and a write whose outcome is unknown looked up before anything else.
  *
- * Every error that leaves here says what became of the request (outcome.ts): `notSent` or
+ * Every error that leaves here says what became of the request (`WriteOutcome` in nodeErrors.ts): `notSent` or
  * `refused` only when every attempt was proven not sent or refused by the API, `unknown`
  * otherwise, whatever went wrong and wherever. A write is sent again only after an unknown
  * outcome whose look-ups found nothing, and then once at most.
@@ -13,19 +13,20 @@ import { sleep, systemClock } from './clock';
 import { breaker, decideRetry, DEFAULT_RETRY, type FailedEnding, parseRetryAfter } from './retry';
 import { redactSecrets } from './secrets';
 import { type Attempt, type Ending, limiterOf } from './attempt';
-import { claims, gate } from './recoveryClaims';
 import { classifyFailure, classifyResponse } from './classify';
 import type { CommsContext, Connection } from './connection';
 import { cancelSignal, dispatch } from './dispatch';
 import {
 	finalError,
+	hasOutcome,
 	humanDuration,
 	notAnsweringError,
+	outcomeOf,
 	unknownOutcomeError,
 	type UnknownStory,
+	withOutcome,
 } from './nodeErrors';
-import { hasOutcome, outcomeOf, withOutcome } from './outcome';
-import { type RecoveryFinding, recoverUnknown } from './recovery';
+import { claims, gate, type RecoveryFinding, recoverUnknown } from './recovery';
 import { apiClocks } from './serverClock';
 import { requestTimeoutMs } from './timeout';
 

@@ -17,7 +17,7 @@ import {
 	requiredString,
 	withoutSuccess,
 } from '../../../shared/parameters/nodeParameters';
-import { quotePrefix } from '../../../shared/parameters/quotePrefix';
+import { quotePrefix } from '../../../shared/parameters/expressionValues';
 
 const manual = { mode: ['manual'] };
 const ai = { mode: ['ai'] };

@@ -10,7 +10,7 @@ import {
 } from '../../../shared/parameters/descriptions';
 import { identifier, phoneDocId } from '../../../shared/parameters/nodeParameters';
 import { callModeParameter, simplifyCall } from './shared';
-import { quotePrefix } from '../../../shared/parameters/quotePrefix';
+import { quotePrefix } from '../../../shared/parameters/expressionValues';
 
 export const callGetDescription: INodeProperties[] = forOperation('call', 'get', [
 	callModeParameter,

@@ -6,7 +6,7 @@ import { accountApiRequest } from '../../api/request';
 import { forOperation, simplifyParameter } from '../../../shared/parameters/descriptions';
 import { identifier } from '../../../shared/parameters/nodeParameters';
 import { simplifySms } from './shared';
-import { quotePrefix } from '../../../shared/parameters/quotePrefix';
+import { quotePrefix } from '../../../shared/parameters/expressionValues';
 
 export const smsGetDescription: INodeProperties[] = forOperation('sms', 'get', [
 	{

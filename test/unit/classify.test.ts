@@ -1,6 +1,6 @@
 /**
  * "Not sent" and "refused" only on proof: the pure rules the transport decides a write's outcome
- * by (nodes/shared/transport/proof.ts, nodes/CommsAccount/api/accountApi.ts and nodes/CommsUnified/api/unifiedApi.ts), against errors Node.js really
+ * by (nodes/shared/transport/classify.ts, nodes/CommsAccount/api/accountApi.ts and nodes/CommsUnified/api/unifiedApi.ts), against errors Node.js really
  * raises and against thousands of generated ones, each judged by a simple model written apart.
  */
 import * as net from 'node:net';
@@ -9,7 +9,7 @@ import fc from 'fast-check';
 
 import { isAccountRefusal } from '../../nodes/CommsAccount/api/accountApi';
 import { isUnifiedRefusal } from '../../nodes/CommsUnified/api/unifiedApi';
-import { failureLabel, provenNotSent } from '../../nodes/shared/transport/proof';
+import { failureLabel, provenNotSent } from '../../nodes/shared/transport/classify';
 
 /** A real error of a connection to a port where nothing listens. */
 function refusedConnection(): Promise<Error> {
