@@ -36,6 +36,9 @@ export async function dispatch(
 	/** A request the server refused for the rate (429): it goes before those not sent yet. */
 	retry = false,
 ) {
+	// Built before the request takes its place: nothing may throw between taking a place and the
+	// `finally` that gives it back.
+	const body = attempt.body?.();
 	const release = await limiter.acquire(cancel, { retry });
 	const deadline = new AbortController();
 	const stopTimer = systemClock.setTimer(() => deadline.abort(), requestTimeoutMs());
@@ -44,7 +47,7 @@ export async function dispatch(
 		method: attempt.method,
 		url: attempt.url,
 		qs: attempt.qs,
-		body: attempt.body?.(),
+		body,
 		json: true,
 		timeout: requestTimeoutMs(),
 		abortSignal: signal,

@@ -134,7 +134,7 @@ export async function recoverUnknown(
 /*
  * Unknown-outcome recovery's memory: the records sends in this process have made or look-ups
  * have found (`ClaimLedger`), and the gate that holds a key's sends back while one of its writes
- * is looked up (`LookupGate`), with the process-wide instance of each (see recovery.ts).
+ * is looked up (`LookupGate`), with the process-wide instance of each (used by the recovery above and by send.ts).
  */
 /**
  * The records sends in this process have claimed as theirs (their own successes, and what
