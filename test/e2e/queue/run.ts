@@ -10,8 +10,9 @@
 //   1. Account SMS on one key across the workers (scenarios.ts, bursts.ts): 4 executions of 300 to
 //      100 recipients each (one per worker) and 2 of 300 to one recipient (on two workers), at
 //      once, against the sandbox at 600 per 60 s with no Retry-After and ~20 ms latency: 0 failed
-//      items, 0 duplicates, first-to-last-accepted within 1.10 of the least the limit allows at
-//      the pace the first window went out (the bare ratio reported beside it), 429s under 5%.
+//      items, 0 duplicates (asserted); the time within 1.10 of the least at the pace the first
+//      window went out and 429s under 5% are targets, reported (met or missed) as the bench
+//      reports its own, not failed on: they are figures of the machine.
 //   2. Unified on one service: two executions of 100 Comms Unified SMS on the test key, at the
 //      same time as 1.
 //   3. Webhook trigger (webhook-trigger.ts): signed events at a webhook process run on the
