@@ -11,19 +11,12 @@
 import fc from 'fast-check';
 import { ACCOUNT_LIMIT } from '../../nodes/CommsAccount/api/accountApi';
 import { SPREAD_OF_WINDOW } from '../../nodes/shared/transport/pacing';
-import { type ModelClient, type ModelResult, runModel } from '../support/rateModel';
+import { type ModelClient, type ModelResult, PACING_SEED, runModel } from '../support/rateModel';
 import { leastTimeMs, type Phase, type Shape } from '../support/rateServer';
 
 const account = { ...ACCOUNT_LIMIT, spreadMs: ACCOUNT_LIMIT.windowMs * SPREAD_OF_WINDOW };
 /** The documented rate: 600 a minute. */
 const DOCUMENTED_PER_SECOND = 10;
-
-/**
- * The properties draw their shapes from a fixed seed, so that a run of the suite is the same run
- * everywhere (the pacing's figures are statistical: a rare shape it handles worse, listed in
- * docs/benchmarks.md, must not fail CI by lot); `PACING_SEED=<n>` draws others.
- */
-const PACING_SEED = Number(process.env.PACING_SEED ?? 20261127);
 
 const asNode = (items: number, startMs = 0): ModelClient => ({
 	items,
