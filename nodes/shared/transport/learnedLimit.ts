@@ -36,7 +36,9 @@
  *   refused (a few only: refilled tokens, not room; they go back); in a shorter window, one
  *   request a little before the window frees (accepted: bisection resumes, down to the
  *   documented rate). The next of each twice as late after a refused one (1 s, at most 5 s), and
- *   the 429s they cost under 1% of the requests accepted, or one a documented window.
+ *   the 429s they cost under 1% of the requests accepted, or one a documented window; a key
+ *   kept waiting a quarter window or more probes again half a documented window after the last
+ *   refused probe, whatever that budget (the others may have finished).
  * - After any refusal, and for a window's first two cycles, a cycle's first request goes alone:
  *   a refusal then costs one 429, not every request in flight.
  */
@@ -104,8 +106,14 @@ export class LearnedLimit extends LimitRefusals {
 		// More places are looked for in the documented window only (other processes' shares of
 		// it); a shorter window gives more by shortening, which window probes find.
 		const shares = windowMs * CLOSE > this.documented.windowMs;
-		if (free && shares && now >= allowance.at && frees - now >= windowMs * QUIET)
-			return { kind: 'allowanceProbe', windowMs };
+		if (shares && frees - now >= windowMs * QUIET && this.trialFromMs === undefined) {
+			// A long wait: once a while has passed since the last refused probe, one goes anyway
+			// (the other processes may have finished; the budget alone once left a key idle 58 s).
+			const again = bisecting ? Infinity : this.probeAgainAt();
+			if ((free || now >= again) && now >= allowance.at)
+				return { kind: 'allowanceProbe', windowMs };
+			if (again > now) wake = Math.min(wake, again);
+		}
 		return { waitMs: Math.min(frees, wake) - now };
 	}
 

@@ -54,6 +54,12 @@ export const GROWING_IN_FLIGHT = 2;
 export const GROWN_KEPT = 4;
 /** Refused probes allowed per request accepted (at least one). */
 export const PROBE_BUDGET = 0.01;
+/**
+ * A key kept waiting a quarter window or more for a place probes for more once this share of
+ * the documented window has passed since the last refused probe, whatever the probes' budget:
+ * the other processes sharing the key may have finished, and a window is long to wait.
+ */
+export const PROBE_AGAIN = 1 / 2;
 /** Round trips remembered for the documented rate's spacing. */
 export const ROUND_TRIPS = 16;
 /** The shortest window taken. */
@@ -98,8 +104,9 @@ export abstract class LimitState {
 	/** When each kind of probe for more may go next, and how long after a refused one. */
 	protected readonly probes: Record<'window' | 'allowance', { at: number; waitMs: number }>;
 	protected acceptedCount = 0;
-	/** 429s that looking for more cost. */
+	/** 429s that looking for more cost, and when the last came. */
 	protected probeRefusals = 0;
+	protected probeRefusedAt = -Infinity;
 	protected emptyRefusals = 0;
 	/** When the first refusal came. */
 	protected learnedAt = 0;
@@ -182,12 +189,18 @@ export abstract class LimitState {
 	/** A probe for more refused: the next of its kind twice as late, at most a twelfth of the documented window. */
 	protected probeRefused(now: number, refusals: number, kind: 'window' | 'allowance'): void {
 		this.probeRefusals += refusals;
+		this.probeRefusedAt = now;
 		const probe = this.probes[kind];
 		probe.waitMs = Math.min(
 			this.documented.windowMs / 12,
 			Math.max(this.baseProbeWaitMs(), probe.waitMs * 2),
 		);
 		probe.at = now + probe.waitMs;
+	}
+
+	/** When a key kept waiting may probe for more, its budget spent (see PROBE_AGAIN). */
+	protected probeAgainAt(): number {
+		return this.probeRefusedAt + this.documented.windowMs * PROBE_AGAIN;
 	}
 
 	/** No probe for more before a moment after a refusal. */
