@@ -18,13 +18,13 @@
  */
 export type { ApiProfile, LookupResult, LookupWindow, RecoveryLookup } from './attempt';
 export { detail, type ErrorDescription, fallback, isObject, text } from './answers';
-export { systemClock } from './clock';
 export { CredentialRuleError } from './credentialRules';
 export type { RateLimit } from './pacing';
 export { redactSecrets } from './secrets';
 export { send } from './send';
 export { forgetClaims } from './recovery';
 export {
+	apiClock,
 	type CommsContext,
 	type CredentialProfile,
 	forgetConnection,
@@ -33,12 +33,12 @@ export {
 } from './connection';
 export { hasOutcome, OUTCOME_WORDS, outcomeOf, withOutcome, type WriteOutcome } from './nodeErrors';
 export {
-	apiClock,
 	type ApiClock,
 	type ClockBounds,
 	forgetApiClocks,
 	type RecordTime,
 	SAME_MOMENT_MS,
+	systemClock,
 	UNMEASURED_SKEW_MS,
 } from './serverClock';
 // By `export *`, which names nothing: the package test checks that only timeout.ts mentions

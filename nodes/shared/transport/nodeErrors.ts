@@ -3,7 +3,7 @@
  * the circuit breaker's, and a write's whose outcome is unknown; all cleared of secrets.
  */
 import { type JsonObject, NodeApiError } from 'n8n-workflow';
-import { systemClock } from './clock';
+import { systemClock } from './serverClock';
 import type { ErrorDescription } from './answers';
 import { breaker, DEFAULT_RETRY } from './retry';
 import { redactSecrets } from './secrets';

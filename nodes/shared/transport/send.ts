@@ -9,7 +9,6 @@
  */
 import { type IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { sleep, systemClock } from './clock';
 import { breaker, decideRetry, DEFAULT_RETRY, type FailedEnding, parseRetryAfter } from './retry';
 import { redactSecrets } from './secrets';
 import { type Attempt, type Ending, limiterOf } from './attempt';
@@ -27,7 +26,7 @@ import {
 	withOutcome,
 } from './nodeErrors';
 import { claims, gate, type RecoveryFinding, recoverUnknown } from './recovery';
-import { apiClocks } from './serverClock';
+import { apiClocks, sleep, systemClock } from './serverClock';
 import { requestTimeoutMs } from './timeout';
 
 const noop = () => undefined;
