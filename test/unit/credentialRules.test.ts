@@ -1,4 +1,4 @@
-import { assertAccountKey } from '../../nodes/CommsAccount/api/credential';
+import { assertAccountKey } from '../../nodes/CommsAccount/api/accountApi';
 import { assertUnifiedKey } from '../../nodes/CommsUnified/api/credential';
 import {
 	assertRequestTarget,

@@ -1,11 +1,14 @@
 /**
- * The Account API v1's profile: its name, credential and limits, what its answers look like, and
- * every error it documents in words a non-developer can act on (docs/api.md). Pure.
+ * The Account API v1's profile: its name, its credential and its key's rule (the prefix, checked
+ * by the credential class before n8n sends anything and by the transport), its limits, what its
+ * answers look like, and every error it documents in words a non-developer can act on
+ * (docs/api.md). Pure.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import {
 	type ApiProfile,
+	CredentialRuleError,
 	detail,
 	type ErrorDescription,
 	fallback,
@@ -14,7 +17,24 @@ import {
 	type RecordTime,
 	text,
 } from '../../shared/transport';
-import { ACCOUNT_CREDENTIAL, assertAccountKey } from './credential';
+
+export const ACCOUNT_CREDENTIAL = 'commsAccountApi';
+
+export const ACCOUNT_KEY_PREFIX = 'acc_';
+
+export function assertAccountKey(apiKey: unknown): string {
+	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
+	if (!key)
+		throw new CredentialRuleError(
+			'The Comms Account API credential has no API key. Paste the key from the dashboard\'s Account API page; it starts with "acc_".',
+		);
+	if (!key.startsWith(ACCOUNT_KEY_PREFIX)) {
+		throw new CredentialRuleError(
+			'This is not an Account API key: Account API keys start with "acc_". (Keys starting with "key_live_" or "key_test_" belong to the Comms Unified API credential.)',
+		);
+	}
+	return key;
+}
 
 /** The Account API's documented limit, per key. */
 export const ACCOUNT_LIMIT: RateLimit = { perWindow: 600, windowMs: 60_000, concurrency: 25 };
