@@ -18,9 +18,8 @@
  */
 export type { ApiProfile, LookupResult, LookupWindow, RecoveryLookup } from './attempt';
 export { detail, type ErrorDescription, fallback, isObject, text } from './answers';
-export { CredentialRuleError } from './credentialRules';
+export { CredentialRuleError, redactSecrets } from './credentialRules';
 export type { RateLimit } from './pacing';
-export { redactSecrets } from './secrets';
 export { send } from './send';
 export { forgetClaims } from './recovery';
 export {

@@ -6,7 +6,7 @@ import { type JsonObject, NodeApiError } from 'n8n-workflow';
 import { systemClock } from './serverClock';
 import type { ErrorDescription } from './answers';
 import { breaker, DEFAULT_RETRY } from './retry';
-import { redactSecrets } from './secrets';
+import { redactSecrets } from './credentialRules';
 import type { Attempt, Ending } from './attempt';
 import type { CommsContext, Connection } from './connection';
 import { requestTimeoutMs } from './timeout';

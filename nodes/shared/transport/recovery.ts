@@ -6,7 +6,7 @@
 import { type IDataObject, NodeOperationError } from 'n8n-workflow';
 import type { Attempt, Ending, LookupResult } from './attempt';
 import { apiClockOf, sleep, systemClock } from './serverClock';
-import { redactSecrets } from './secrets';
+import { redactSecrets } from './credentialRules';
 import type { CommsContext, Connection } from './connection';
 import { cancelSignal } from './dispatch';
 import { withOutcome } from './nodeErrors';

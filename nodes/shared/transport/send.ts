@@ -10,7 +10,7 @@
 import { type IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { breaker, decideRetry, DEFAULT_RETRY, type FailedEnding, parseRetryAfter } from './retry';
-import { redactSecrets } from './secrets';
+import { redactSecrets } from './credentialRules';
 import { type Attempt, type Ending, limiterOf } from './attempt';
 import { classifyFailure, classifyResponse } from './classify';
 import type { CommsContext, Connection } from './connection';
