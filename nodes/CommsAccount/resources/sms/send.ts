@@ -2,8 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/runtime/operation';
-import { skippedOutput } from '../../api/earlierSms';
-import { findEarlierSms, noteSmsToSend } from '../../api/earlierSmsReads';
+import { findEarlierSms, noteSmsToSend, skippedOutput } from '../../api/earlierSms';
 import { sentSmsLookup } from '../../api/recoveryLookups';
 import { withOutcome } from '../../../shared/transport';
 import { accountApiRequest } from '../../api/request';
