@@ -11,7 +11,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { accountApiRequest } from '../../nodes/CommsAccount/api/request';
+import { accountApiRequest } from '../../nodes/CommsAccount/api/accountApi';
 import { unifiedApiRequest } from '../../nodes/CommsUnified/api/request';
 import type { UnifiedService } from '../../nodes/CommsUnified/api/unifiedApi';
 

@@ -24,7 +24,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { executionRecord } from '../../shared/runtime/executionMemory';
-import { accountApiRequest, accountClock } from './request';
+import { accountApiRequest, accountClock } from './accountApi';
 import { collectSms, isSmsRecord, recordKey, type SmsPage, type SmsRecord } from './smsPaging';
 
 /** The history an item's earlier send may be in: sent at or after `fromMs`, before `beforeMs` (the API's clock). */

@@ -5,7 +5,7 @@ import type { Operation } from '../../../shared/runtime/operation';
 import { findEarlierSms, noteSmsToSend, skippedOutput } from '../../api/earlierSms';
 import { sentSmsLookup } from '../../api/recoveryLookups';
 import { withOutcome } from '../../../shared/transport';
-import { accountApiRequest } from '../../api/request';
+import { accountApiRequest } from '../../api/accountApi';
 import {
 	defaultCountryOption,
 	forOperation,
