@@ -12,7 +12,7 @@ import type {
 } from 'n8n-workflow';
 
 import { accountApiRequest } from '../../nodes/CommsAccount/api/accountApi';
-import { unifiedApiRequest } from '../../nodes/CommsUnified/api/request';
+import { unifiedApiRequest } from '../../nodes/CommsUnified/api/unifiedApi';
 import type { UnifiedService } from '../../nodes/CommsUnified/api/unifiedApi';
 
 export const PROBE_TYPE = 'test.transportProbe';
