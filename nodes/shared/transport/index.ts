@@ -14,7 +14,9 @@
  * failures are NodeApiErrors.
  *
  * Each file's header says the one job it does; follow the imports from `send.ts` for the way a
- * request takes (test/package/layout.test.ts counts the files an operation crosses).
+ * request takes (test/package/layout.test.ts counts the files an operation crosses). The API
+ * folders import the transport through this file alone, though it is one more file on each path:
+ * what it names is all they may use, and the rest may move without touching them.
  */
 export type { ApiProfile, LookupResult, LookupWindow, RecoveryLookup } from './attempt';
 export { detail, type ErrorDescription, fallback, isObject, text } from './answers';
