@@ -7,7 +7,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { assertAccountKey } from '../nodes/CommsAccount/api/credential';
+import { assertAccountKey } from '../nodes/CommsAccount/api/accountApi';
 import {
 	assertRequestTarget,
 	assertSafeUrl,

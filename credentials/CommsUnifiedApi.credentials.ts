@@ -7,7 +7,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { assertUnifiedKey } from '../nodes/CommsUnified/api/credential';
+import { assertUnifiedKey } from '../nodes/CommsUnified/api/unifiedApi';
 import {
 	assertRequestTarget,
 	assertSafeUrl,

@@ -13,7 +13,7 @@ import { sendAndWaitWebhooks } from '../shared/runtime/sendAndWait/description';
 import { sendAndWait } from '../shared/runtime/sendAndWait/wait';
 import { sendAndWaitWebhook } from '../shared/runtime/sendAndWait/webhook';
 import { withToolDescriptions } from '../shared/runtime/toolDescriptions';
-import { UNIFIED_CREDENTIAL } from './api/credential';
+import { UNIFIED_CREDENTIAL } from './api/unifiedApi';
 import { aiDescription, aiOperations } from './resources/ai';
 import { emailDescription, emailOperations } from './resources/email';
 import { smsDescription, smsOperations } from './resources/sms';

@@ -13,9 +13,13 @@ import { NodeOperationError } from 'n8n-workflow';
 import { executionRecord } from '../shared/runtime/executionMemory';
 import { options, shown } from '../shared/parameters/nodeParameters';
 import { outcomeOf, withOutcome } from '../shared/transport';
-import { UNIFIED_CREDENTIAL, type UnifiedKeyMode } from './api/credential';
-import { unifiedApiRequest, type UnifiedSuccess } from './api/request';
-import { type UnifiedService } from './api/unifiedApi';
+import {
+	UNIFIED_CREDENTIAL,
+	unifiedApiRequest,
+	type UnifiedKeyMode,
+	type UnifiedService,
+	type UnifiedSuccess,
+} from './api/unifiedApi';
 import { formatPence, type Price, toUnits } from './api/pricing';
 import { type Settlement, SpendingLedger } from './spending';
 

@@ -156,12 +156,14 @@ it('no product file is over 300 lines', () => {
 /**
  * The files each crosses, as measured last (38 and 37 before issue 39 moved them; 40 and 41 once
  * the files over 300 lines were split; 35 and 36 once files that one other file alone needed
- * were folded into it). Lower these when a change crosses fewer; never raise them without saying
+ * were folded into it; 30 and 32 once the files that only passed values on were folded: the two
+ * clocks in one, a credential's rules in one, each API's request with its profile, Skip If Sent
+ * Within in one). Lower these when a change crosses fewer; never raise them without saying
  * why in the commit.
  */
 const CROSSED_AT_MOST = {
-	'nodes/CommsAccount/resources/sms/send.ts': 35,
-	'nodes/CommsAccount/trigger/smsReceived.ts': 36,
+	'nodes/CommsAccount/resources/sms/send.ts': 30,
+	'nodes/CommsAccount/trigger/smsReceived.ts': 32,
 };
 
 it.each(Object.entries(CROSSED_AT_MOST))(

@@ -11,10 +11,10 @@ import {
 	assertSafeUrl,
 	isLoopbackHost,
 	MAX_URL_LENGTH,
+	redactSecrets,
 	trimTrailingSlashes,
 } from '../../nodes/shared/transport/credentialRules';
 import { QUOTE_MAX, quotePrefix } from '../../nodes/shared/parameters/expressionValues';
-import { redactSecrets } from '../../nodes/shared/transport/secrets';
 import { CommsAccountApi } from '../../credentials/CommsAccountApi.credentials';
 import { TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../nodes/shared/transport/clock';
+import type { Clock } from '../../nodes/shared/transport/serverClock';
 
 /** A clock that moves only when told to, firing due timers in order. */
 export class FakeClock implements Clock {

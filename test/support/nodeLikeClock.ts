@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS } from '../../nodes/shared/transport/clock';
+import { MAX_TIMER_MS } from '../../nodes/shared/transport/serverClock';
 import { FakeClock } from './fakeClock';
 
 /**

@@ -11,8 +11,8 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { accountApiRequest } from '../../nodes/CommsAccount/api/request';
-import { unifiedApiRequest } from '../../nodes/CommsUnified/api/request';
+import { accountApiRequest } from '../../nodes/CommsAccount/api/accountApi';
+import { unifiedApiRequest } from '../../nodes/CommsUnified/api/unifiedApi';
 import type { UnifiedService } from '../../nodes/CommsUnified/api/unifiedApi';
 
 export const PROBE_TYPE = 'test.transportProbe';

@@ -6,7 +6,7 @@
  * way the transport does: a place from the limiter, the request, the limiter told how it
  * ended, and on a 429 the retry decision of retry.ts (its wait, and the hold on the key).
  */
-import type { Clock } from '../../nodes/shared/transport/clock';
+import type { Clock } from '../../nodes/shared/transport/serverClock';
 import { RateLimiter, type RateLimit } from '../../nodes/shared/transport/pacing';
 import { decideRetry } from '../../nodes/shared/transport/retry';
 import { leastTimeMs, type Phase, ServerLimits, type Shape } from './rateServer';

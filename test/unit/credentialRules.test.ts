@@ -1,5 +1,5 @@
-import { assertAccountKey } from '../../nodes/CommsAccount/api/credential';
-import { assertUnifiedKey } from '../../nodes/CommsUnified/api/credential';
+import { assertAccountKey } from '../../nodes/CommsAccount/api/accountApi';
+import { assertUnifiedKey } from '../../nodes/CommsUnified/api/unifiedApi';
 import {
 	assertRequestTarget,
 	assertSafeUrl,

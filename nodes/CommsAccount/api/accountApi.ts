@@ -1,20 +1,47 @@
 /**
- * The Account API v1's profile: its name, credential and limits, what its answers look like, and
- * every error it documents in words a non-developer can act on (docs/api.md). Pure.
+ * The Account API v1 as the nodes see it. Its profile: its name, its credential and its key's rule
+ * (the prefix, checked by the credential class before n8n sends anything and by the transport),
+ * its limits, what its answers look like, and every error it documents in words a non-developer
+ * can act on (docs/api.md). And what the Account nodes call: a request sent through the shared
+ * transport with that profile, and the API's clock for a node's credential.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import {
+	apiClock,
+	type ApiClock,
 	type ApiProfile,
+	type CommsContext,
+	CredentialRuleError,
 	detail,
 	type ErrorDescription,
 	fallback,
+	getConnection,
 	isObject,
 	type RateLimit,
 	type RecordTime,
+	type RecoveryLookup,
+	send,
 	text,
 } from '../../shared/transport';
-import { ACCOUNT_CREDENTIAL, assertAccountKey } from './credential';
+
+export const ACCOUNT_CREDENTIAL = 'commsAccountApi';
+
+export const ACCOUNT_KEY_PREFIX = 'acc_';
+
+export function assertAccountKey(apiKey: unknown): string {
+	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
+	if (!key)
+		throw new CredentialRuleError(
+			'The Comms Account API credential has no API key. Paste the key from the dashboard\'s Account API page; it starts with "acc_".',
+		);
+	if (!key.startsWith(ACCOUNT_KEY_PREFIX)) {
+		throw new CredentialRuleError(
+			'This is not an Account API key: Account API keys start with "acc_". (Keys starting with "key_live_" or "key_test_" belong to the Comms Unified API credential.)',
+		);
+	}
+	return key;
+}
 
 /** The Account API's documented limit, per key. */
 export const ACCOUNT_LIMIT: RateLimit = { perWindow: 600, windowMs: 60_000, concurrency: 25 };
@@ -197,3 +224,53 @@ export const accountApi: ApiProfile = {
 	recordTimes: accountRecordTimes,
 	createdIds: accountCreatedIds,
 };
+
+export interface AccountRequest {
+	method: 'GET' | 'POST';
+	/** Path under the base URL, with its /v1 segment. */
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+	itemIndex?: number;
+	/** What the request does, for the message when its outcome is unknown ("the SMS was sent"). */
+	action?: string;
+	/**
+	 * For a write: how to look it up when its outcome is unknown (see `recoveryLookups.ts`). Then a
+	 * 500, a gateway's 502/503/504, a broken connection or a timeout leads to a look-up, and the
+	 * request is sent again only if the look-up shows it was not carried out. Without it, such
+	 * a write is never sent again.
+	 */
+	recoveryLookup?: RecoveryLookup;
+	/** The longest any one wait may be (a 429's Retry-After included); default 120 s. */
+	maxWaitMs?: number;
+}
+
+/**
+ * A request to the Account API v1. Returns the body of a success (an object with
+ * `success: true`, cleared of secrets); anything else is a NodeApiError.
+ */
+export async function accountApiRequest(
+	ctx: CommsContext,
+	request: AccountRequest,
+): Promise<IDataObject> {
+	const connection = await getConnection(ctx, accountApi);
+	const qs =
+		request.qs &&
+		Object.fromEntries(Object.entries(request.qs).filter(([, v]) => v !== undefined && v !== ''));
+	return await send(ctx, connection, {
+		profile: accountApi,
+		method: request.method,
+		url: `${connection.url}${request.path}`,
+		qs,
+		body: request.body ? () => ({ ...request.body }) : undefined,
+		itemIndex: request.itemIndex,
+		action: request.action ?? 'the request was carried out',
+		recoveryLookup: request.method === 'POST' ? request.recoveryLookup : undefined,
+		maxWaitMs: request.maxWaitMs,
+	});
+}
+
+/** The Account API's clock for this node's credential (the transport's `apiClock`). */
+export function accountClock(ctx: CommsContext): Promise<ApiClock> {
+	return apiClock(ctx, accountApi);
+}

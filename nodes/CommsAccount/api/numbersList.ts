@@ -1,8 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { getConnection } from '../../shared/transport';
-import { accountApi } from './accountApi';
-import { accountApiRequest } from './request';
+import { accountApi, accountApiRequest } from './accountApi';
 
 /**
  * The account's numbers for the "From list" picker. The list is fetched once and kept for a

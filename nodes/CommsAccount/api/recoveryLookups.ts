@@ -14,7 +14,7 @@ import {
 	smsIds,
 } from './recoveryMatching';
 import { type CommsContext, type RecoveryLookup } from '../../shared/transport';
-import { accountApiRequest } from './request';
+import { accountApiRequest } from './accountApi';
 
 /** Records asked for in one look-up: the API's largest page. */
 const PAGE = 200;

@@ -7,7 +7,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../api/smsPaging';
-import { accountApiRequest } from '../api/request';
+import { accountApiRequest } from '../api/accountApi';
 import { DEFAULT_SETTINGS } from './cursorState';
 import { type PageRequest } from './pageReading';
 import { fetchSms, type InboxFilter, latestSms } from './smsHistoryReads';

@@ -12,7 +12,7 @@ import {
 	phoneNumber,
 	shown,
 } from '../../shared/parameters/nodeParameters';
-import { accountClock } from '../api/request';
+import { accountClock } from '../api/accountApi';
 import { numberOf } from '../../shared/parameters/expressionValues';
 import { type CursorState, DEFAULT_LOOK_BACK_MINUTES, type RecordShape } from './cursorState';
 import { type PageRequest } from './pageReading';

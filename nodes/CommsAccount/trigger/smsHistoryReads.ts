@@ -5,7 +5,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { accountApiRequest } from '../api/request';
+import { accountApiRequest } from '../api/accountApi';
 import { isSmsRecord, MAX_PAGE_SIZE, type SmsPage, type SmsRecord } from '../api/smsPaging';
 import { pageOrder, type PageRequest } from './pageReading';
 

@@ -1,17 +1,42 @@
 /**
- * The Unified API's profile: its name, credential and per-service limits, what its envelopes look
- * like, and every error it documents in words a non-developer can act on (docs/api.md). Pure.
+ * The Unified API as the nodes see it. Its profile: its name, its credential and its key's rule
+ * (the prefix, which also says live or test, checked by the credential class before n8n sends
+ * anything and by the transport), its per-service limits, what its envelopes look like, and every
+ * error it documents in words a non-developer can act on (docs/api.md). And what the Unified node
+ * calls: one envelope sent through the shared transport with that profile.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import {
 	type ApiProfile,
+	type CommsContext,
+	CredentialRuleError,
 	detail,
 	type ErrorDescription,
 	fallback,
+	getConnection,
 	isObject,
 	type RateLimit,
+	send,
 	text,
 } from '../../shared/transport';
-import { assertUnifiedKey, UNIFIED_CREDENTIAL } from './credential';
+
+export const UNIFIED_CREDENTIAL = 'commsUnifiedApi';
+
+export type UnifiedKeyMode = 'live' | 'test';
+
+export function assertUnifiedKey(apiKey: unknown): { key: string; mode: UnifiedKeyMode } {
+	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
+	if (!key)
+		throw new CredentialRuleError(
+			'The Comms Unified API credential has no API key. Paste a key starting with "key_live_" or "key_test_".',
+		);
+	if (key.startsWith('key_live_')) return { key, mode: 'live' };
+	if (key.startsWith('key_test_')) return { key, mode: 'test' };
+	throw new CredentialRuleError(
+		'This is not a Unified API key: Unified API keys start with "key_live_" (live: real actions, credits charged) or "key_test_" (test: no charges). (Keys starting with "acc_" belong to the Comms Account API credential.)',
+	);
+}
 
 export type UnifiedService = 'voice' | 'sms' | 'email' | 'ai';
 
@@ -137,3 +162,33 @@ export const unifiedApi: ApiProfile = {
 	halts: HALTS,
 	describe: describeUnifiedError,
 };
+
+export interface UnifiedSuccess extends IDataObject {
+	success: true;
+	result: IDataObject;
+	billing: IDataObject;
+}
+
+/**
+ * One envelope to the Unified API. Returns the success envelope (cleared of secrets). The API
+ * has nothing to look a request up with, so one whose outcome is unknown is never sent again.
+ */
+export async function unifiedApiRequest(
+	ctx: CommsContext,
+	service: UnifiedService,
+	action: string,
+	data: IDataObject,
+	itemIndex?: number,
+): Promise<UnifiedSuccess> {
+	const connection = await getConnection(ctx, unifiedApi);
+	return (await send(ctx, connection, {
+		profile: unifiedApi,
+		lane: service,
+		method: 'POST',
+		url: connection.url,
+		body: () => ({ service, action, data: { ...data } }),
+		itemIndex,
+		action: `the ${service} request was carried out`,
+		check: `check in the API dashboard (or the events its webhook received) whether it was`,
+	})) as UnifiedSuccess;
+}

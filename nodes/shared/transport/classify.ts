@@ -10,9 +10,8 @@
  * A read is safe to repeat, so for it the distinctions only decide whether to try again.
  */
 import { type IDataObject, NodeOperationError } from 'n8n-workflow';
-import { CredentialRuleError } from './credentialRules';
+import { CredentialRuleError, redactSecrets } from './credentialRules';
 import { describeNotTheApi } from './answers';
-import { redactSecrets } from './secrets';
 import type { Attempt, Ending } from './attempt';
 import type { CommsContext, Connection } from './connection';
 import { answerError, apiError, withOutcome } from './nodeErrors';

@@ -1,6 +1,7 @@
 /**
  * Reading a node's credential: the key's prefix and the HTTPS rule (HTTPS, or plain HTTP to a
- * loopback address only) are checked once per node run, and the key's pacing scope is derived.
+ * loopback address only) are checked once per node run, and the key's pacing scope is derived
+ * (the scope the API's clock is known by, too).
  */
 import { createHash } from 'node:crypto';
 import type {
@@ -14,6 +15,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { assertSafeUrl, canonicalAddress } from './credentialRules';
 import { withOutcome } from './nodeErrors';
+import { type ApiClock, apiClockOf } from './serverClock';
 
 export type CommsContext =
 	IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | IHookFunctions;
@@ -118,4 +120,13 @@ export function getConnection(ctx: CommsContext, profile: CredentialProfile): Pr
  */
 export function forgetConnection(ctx: CommsContext): void {
 	connections.delete(ctx);
+}
+
+/**
+ * An API's clock for this node's credential of it, as every answer in this n8n process has
+ * shown it: for any `since` sent to it, and any window on its records' times.
+ */
+export async function apiClock(ctx: CommsContext, profile: CredentialProfile): Promise<ApiClock> {
+	const connection = await getConnection(ctx, profile);
+	return apiClockOf(connection.scope);
 }

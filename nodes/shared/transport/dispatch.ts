@@ -6,7 +6,7 @@
  */
 import type { IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { systemClock } from './clock';
+import { systemClock } from './serverClock';
 import type { RateLimiter, ReleaseResult } from './pacing';
 import { BREAKER_OPEN_TIMEOUTS, breaker } from './retry';
 import type { Attempt } from './attempt';

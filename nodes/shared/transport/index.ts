@@ -14,17 +14,18 @@
  * failures are NodeApiErrors.
  *
  * Each file's header says the one job it does; follow the imports from `send.ts` for the way a
- * request takes (test/package/layout.test.ts counts the files an operation crosses).
+ * request takes (test/package/layout.test.ts counts the files an operation crosses). The API
+ * folders import the transport through this file alone, though it is one more file on each path:
+ * what it names is all they may use, and the rest may move without touching them.
  */
 export type { ApiProfile, LookupResult, LookupWindow, RecoveryLookup } from './attempt';
 export { detail, type ErrorDescription, fallback, isObject, text } from './answers';
-export { systemClock } from './clock';
-export { CredentialRuleError } from './credentialRules';
+export { CredentialRuleError, redactSecrets } from './credentialRules';
 export type { RateLimit } from './pacing';
-export { redactSecrets } from './secrets';
 export { send } from './send';
 export { forgetClaims } from './recovery';
 export {
+	apiClock,
 	type CommsContext,
 	type CredentialProfile,
 	forgetConnection,
@@ -33,12 +34,12 @@ export {
 } from './connection';
 export { hasOutcome, OUTCOME_WORDS, outcomeOf, withOutcome, type WriteOutcome } from './nodeErrors';
 export {
-	apiClock,
 	type ApiClock,
 	type ClockBounds,
 	forgetApiClocks,
 	type RecordTime,
 	SAME_MOMENT_MS,
+	systemClock,
 	UNMEASURED_SKEW_MS,
 } from './serverClock';
 // By `export *`, which names nothing: the package test checks that only timeout.ts mentions

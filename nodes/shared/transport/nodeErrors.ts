@@ -3,10 +3,10 @@
  * the circuit breaker's, and a write's whose outcome is unknown; all cleared of secrets.
  */
 import { type JsonObject, NodeApiError } from 'n8n-workflow';
-import { systemClock } from './clock';
+import { systemClock } from './serverClock';
 import type { ErrorDescription } from './answers';
 import { breaker, DEFAULT_RETRY } from './retry';
-import { redactSecrets } from './secrets';
+import { redactSecrets } from './credentialRules';
 import type { Attempt, Ending } from './attempt';
 import type { CommsContext, Connection } from './connection';
 import { requestTimeoutMs } from './timeout';

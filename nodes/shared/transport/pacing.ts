@@ -7,7 +7,7 @@
  * after its answer arrived (`Places` in limitState.ts): a request sent once that place frees can never land in
  * the same server window, whatever the latency.
  */
-import { CancelledError, clampTimerMs, type Clock, systemClock } from './clock';
+import { CancelledError, clampTimerMs, type Clock, systemClock } from './serverClock';
 import { LearnedLimit } from './learnedLimit';
 import { type GrantKind, Places, type Ticket } from './limitState';
 

@@ -4,10 +4,9 @@
  * takes it, and the write is sent again only when its operation allows and nothing was found.
  */
 import { type IDataObject, NodeOperationError } from 'n8n-workflow';
-import { sleep, systemClock } from './clock';
 import type { Attempt, Ending, LookupResult } from './attempt';
-import { apiClockOf } from './serverClock';
-import { redactSecrets } from './secrets';
+import { apiClockOf, sleep, systemClock } from './serverClock';
+import { redactSecrets } from './credentialRules';
 import type { CommsContext, Connection } from './connection';
 import { cancelSignal } from './dispatch';
 import { withOutcome } from './nodeErrors';

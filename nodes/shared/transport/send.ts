@@ -9,9 +9,8 @@
  */
 import { type IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { sleep, systemClock } from './clock';
 import { breaker, decideRetry, DEFAULT_RETRY, type FailedEnding, parseRetryAfter } from './retry';
-import { redactSecrets } from './secrets';
+import { redactSecrets } from './credentialRules';
 import { type Attempt, type Ending, limiterOf } from './attempt';
 import { classifyFailure, classifyResponse } from './classify';
 import type { CommsContext, Connection } from './connection';
@@ -27,7 +26,7 @@ import {
 	withOutcome,
 } from './nodeErrors';
 import { claims, gate, type RecoveryFinding, recoverUnknown } from './recovery';
-import { apiClocks } from './serverClock';
+import { apiClocks, sleep, systemClock } from './serverClock';
 import { requestTimeoutMs } from './timeout';
 
 const noop = () => undefined;

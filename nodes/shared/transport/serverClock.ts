@@ -1,4 +1,10 @@
 /**
+ * The two clocks the transport reads. n8n's own (`systemClock`), as pacing and retries see it, so
+ * tests can drive it with a fake one: it waits with n8n-workflow's `sleep` (community nodes may
+ * not arm timers of their own), reads time from the monotonic `performance.now()` so a wall-clock
+ * step cannot shrink or stretch a rate window, and never arms a timer beyond what the runtime can
+ * hold.
+ *
  * The API's clock, as far as the API itself has shown it: learnt only from what only the API
  * writes, the times on its records, never from a `Date` header (a gateway in front of the API may
  * write its own: nginx replaces it on every answer).
@@ -26,7 +32,65 @@
  *   minute the trigger tolerates.
  * docs/decisions.md says why these numbers.
  */
-import { type CommsContext, type CredentialProfile, getConnection } from './connection';
+import { sleep as n8nSleep } from 'n8n-workflow';
+
+export interface Clock {
+	/** Milliseconds on a monotonic scale (only differences mean anything). */
+	now(): number;
+	/** Calls `fn` after `ms`; returns a function that cancels it. */
+	setTimer(fn: () => void, ms: number): () => void;
+}
+
+/** Node.js timers hold at most 2^31 - 1 ms; a longer delay would fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+export function clampTimerMs(ms: number): number {
+	if (!Number.isFinite(ms)) return ms > 0 ? MAX_TIMER_MS : 0;
+	return Math.min(MAX_TIMER_MS, Math.max(0, ms));
+}
+
+export const systemClock: Clock = {
+	now: () => performance.now(),
+	setTimer(fn, ms) {
+		const controller = new AbortController();
+		let cancelled = false;
+		// n8n-workflow's sleep stops early on the signal (older n8n versions ignore it and
+		// resolve later; `cancelled` makes that harmless).
+		n8nSleep(clampTimerMs(ms), controller.signal).then(
+			() => {
+				if (!cancelled) fn();
+			},
+			() => undefined,
+		);
+		return () => {
+			cancelled = true;
+			controller.abort();
+		};
+	},
+};
+
+export class CancelledError extends Error {
+	constructor() {
+		super('The execution was cancelled');
+		this.name = 'CancelledError';
+	}
+}
+
+/** Waits `ms` on `clock`; rejects at once with CancelledError when `signal` aborts. */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (signal?.aborted) return reject(new CancelledError());
+		const cancel = clock.setTimer(() => {
+			signal?.removeEventListener('abort', onAbort);
+			resolve();
+		}, ms);
+		const onAbort = () => {
+			cancel();
+			reject(new CancelledError());
+		};
+		signal?.addEventListener('abort', onAbort, { once: true });
+	});
+}
 
 /**
  * Two instants of the API's records this close are "the same moment": it covers a record time
@@ -221,13 +285,4 @@ export function apiClockOf(scope: string): ApiClock {
 		madeAfter: (wallMs) => madeAfterApiTime(wallMs, bounds()),
 		now: () => apiNowEstimate(Date.now(), bounds()),
 	};
-}
-
-/**
- * An API's clock for this node's credential of it, as every answer in this n8n process has
- * shown it: for any `since` sent to it, and any window on its records' times.
- */
-export async function apiClock(ctx: CommsContext, profile: CredentialProfile): Promise<ApiClock> {
-	const connection = await getConnection(ctx, profile);
-	return apiClockOf(connection.scope);
 }

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/runtime/operation';
 import { createdCallLookup } from '../../api/recoveryLookups';
-import { accountApiRequest } from '../../api/request';
+import { accountApiRequest } from '../../api/accountApi';
 import {
 	defaultCountryOption,
 	forOperation,

@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/runtime/operation';
-import { accountApiRequest } from '../../api/request';
+import { accountApiRequest } from '../../api/accountApi';
 import {
 	forOperation,
 	phoneDocIdLocator,

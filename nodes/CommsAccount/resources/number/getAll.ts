@@ -1,7 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/runtime/operation';
-import { accountApiRequest } from '../../api/request';
+import { accountApiRequest } from '../../api/accountApi';
 import { forOperation, returnAllAndLimit } from '../../../shared/parameters/descriptions';
 import { limitOf } from '../../../shared/parameters/nodeParameters';
 

@@ -2,11 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation } from '../../../shared/runtime/operation';
-import { skippedOutput } from '../../api/earlierSms';
-import { findEarlierSms, noteSmsToSend } from '../../api/earlierSmsReads';
+import { findEarlierSms, noteSmsToSend, skippedOutput } from '../../api/earlierSms';
 import { sentSmsLookup } from '../../api/recoveryLookups';
 import { withOutcome } from '../../../shared/transport';
-import { accountApiRequest } from '../../api/request';
+import { accountApiRequest } from '../../api/accountApi';
 import {
 	defaultCountryOption,
 	forOperation,

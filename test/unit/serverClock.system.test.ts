@@ -9,7 +9,7 @@ import {
 	MAX_TIMER_MS,
 	sleep,
 	systemClock,
-} from '../../nodes/shared/transport/clock';
+} from '../../nodes/shared/transport/serverClock';
 
 describe('systemClock', () => {
 	it('stops a ten-minute wait as soon as the execution is cancelled', async () => {

@@ -1,4 +1,4 @@
-import { redactSecrets } from '../../nodes/shared/transport/secrets';
+import { redactSecrets } from '../../nodes/shared/transport/credentialRules';
 
 describe('redactSecrets', () => {
 	const secret = 'whsec_plain_secret_value';
