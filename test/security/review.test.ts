@@ -11,7 +11,7 @@ import { forgetCredentials } from '../../nodes/CommsUnified/trigger/credentialCa
 import { recentEvents } from '../../nodes/CommsUnified/trigger/replay';
 import { captureLogs } from '../support/logs';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
-import { type Reply, startStubServer, type StubServer } from '../support/stubServer';
+import { type Reply, useStubServer } from '../support/stubServer';
 import { hmacHex, lonelyTrigger } from '../support/unifiedTrigger';
 import { singleNodeWorkflow } from '../support/workflows';
 
@@ -20,26 +20,22 @@ const UNIFIED_KEY = 'key_live_REVIEW_unified_0123456789';
 const WEBHOOK_SECRET = 'whsec_REVIEW_secret_0123456789';
 const SECRETS = [ACCOUNT_KEY, UNIFIED_KEY, WEBHOOK_SECRET, 'REVIEW_'];
 
-let stub: StubServer;
+const stub = useStubServer();
 let logs: string[];
-beforeAll(async () => {
-	stub = await startStubServer();
+beforeAll(() => {
 	logs = captureLogs();
 });
-afterAll(() => {
-	forgetCredentials();
-	return stub.close();
-});
+afterAll(forgetCredentials);
 beforeEach(() => {
 	recentEvents.clear();
 	forgetCredentials();
 });
 
 const credentials = () => ({
-	commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: stub.url },
+	commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: stub().url },
 	commsUnifiedApi: {
 		apiKey: UNIFIED_KEY,
-		endpointUrl: `${stub.url}/unified`,
+		endpointUrl: `${stub().url}/unified`,
 		webhookSecret: WEBHOOK_SECRET,
 	},
 });
@@ -85,7 +81,7 @@ describe('no key or secret anywhere, whatever the server answers', () => {
 	it.each(replies)('%s', async (_what, reply) => {
 		for (const api of ['account', 'unified'] as const) {
 			for (const continueOnFail of [false, true]) {
-				stub.reply(reply(api));
+				stub().reply(reply(api));
 				const result = await runWorkflow(
 					singleNodeWorkflow(
 						PROBE_TYPE,
@@ -110,14 +106,10 @@ describe('no key or secret anywhere, whatever the server answers', () => {
 });
 
 describe('redirects to another host are not followed', () => {
-	let elsewhere: StubServer;
-	beforeAll(async () => {
-		elsewhere = await startStubServer();
-	});
-	afterAll(() => elsewhere.close());
+	const elsewhere = useStubServer();
 
 	it.each([301, 302, 307, 308])('%i: by a node and by both credential tests', async (status) => {
-		stub.reply({ status, body: '', headers: { location: `${elsewhere.url}/v1/numbers` } });
+		stub().reply({ status, body: '', headers: { location: `${elsewhere().url}/v1/numbers` } });
 		await runWorkflow(
 			singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', {
 				resource: 'number',
@@ -132,7 +124,7 @@ describe('redirects to another host are not followed', () => {
 		expect((await runCredentialTest('commsUnifiedApi', credentials().commsUnifiedApi)).status).toBe(
 			'Error',
 		);
-		expect(elsewhere.received).toEqual([]);
+		expect(elsewhere().received).toEqual([]);
 	});
 });
 

@@ -6,7 +6,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { setRequestTimeout } from '../../nodes/shared/transport';
+import { useRequestTimeout } from './sandbox';
 
 export type Fault =
 	/** Forward untouched (to fault a later request, not this one). */
@@ -244,24 +244,19 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 }
 
 /**
- * One proxy per test file in front of `target()` (read once the sandbox is up), emptied before
- * each test. With `requestTimeoutMs`, the nodes' request timeout is that for the file and set back
- * after it: the look-ups of an unknown outcome span the request timeout, a few seconds here, not 30.
+ * One proxy per test file (or describe block) in front of `target()` (read once the sandbox is
+ * up), emptied before each test; with `requestTimeoutMs`, `useRequestTimeout` for the file.
  */
 export function useFaultyProxy(
 	target: () => string,
 	{ requestTimeoutMs }: { requestTimeoutMs?: number } = {},
 ): () => FaultyProxy {
 	let proxy: FaultyProxy | undefined;
-	let previousTimeout: number | undefined;
+	if (requestTimeoutMs !== undefined) useRequestTimeout(requestTimeoutMs);
 	beforeAll(async () => {
-		if (requestTimeoutMs !== undefined) previousTimeout = setRequestTimeout(requestTimeoutMs);
 		proxy = await startFaultyProxy(target());
 	});
-	afterAll(async () => {
-		if (previousTimeout !== undefined) setRequestTimeout(previousTimeout);
-		await proxy?.close();
-	});
+	afterAll(() => proxy?.close());
 	beforeEach(() => proxy?.reset());
 	return () => {
 		if (!proxy) throw new Error('The faulty proxy is not running');

@@ -76,3 +76,24 @@ export async function startStubServer(): Promise<StubServer> {
 			}),
 	};
 }
+
+/**
+ * One stub server per test file (or describe block), its `received` emptied before each test,
+ * and its replies set to `reply` then when given (otherwise they carry over between tests).
+ */
+export function useStubServer({ reply }: { reply?: Reply } = {}): () => StubServer {
+	let stub: StubServer | undefined;
+	beforeAll(async () => {
+		stub = await startStubServer();
+	});
+	afterAll(() => stub?.close());
+	beforeEach(() => {
+		if (!stub) return;
+		stub.received.length = 0;
+		if (reply) stub.reply(reply);
+	});
+	return () => {
+		if (!stub) throw new Error('The stub server is not running');
+		return stub;
+	};
+}

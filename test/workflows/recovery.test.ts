@@ -10,7 +10,7 @@ import { SAME_MOMENT_MS, UNMEASURED_SKEW_MS } from '../../nodes/shared/transport
 import { TEST_NUMBERS } from '../../sandbox';
 import { type Fault, useFaultyProxy } from '../support/faultyProxy';
 import { useSandbox } from '../support/sandbox';
-import { startStubServer, type StubServer } from '../support/stubServer';
+import { useStubServer } from '../support/stubServer';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
@@ -394,14 +394,7 @@ describe('Call Create when the outcome of a creation is unknown', () => {
 });
 
 describe('when the look-up cannot decide, the item fails with "unknown whether â€¦ check"', () => {
-	let stub: StubServer;
-	beforeAll(async () => {
-		stub = await startStubServer();
-	});
-	afterAll(() => stub.close());
-	beforeEach(() => {
-		stub.received.length = 0;
-	});
+	const stub = useStubServer();
 
 	const sms = (key = 'acc_lookup_test_0123456789', continueOnFail = false) =>
 		runWorkflow(
@@ -420,7 +413,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			),
 			{
 				credentials: {
-					commsAccountApi: { apiKey: key, baseUrl: stub.url },
+					commsAccountApi: { apiKey: key, baseUrl: stub().url },
 				},
 			},
 		);
@@ -435,7 +428,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 	});
 
 	it('two matching records nobody has claimed: ambiguous', async () => {
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' } },
 			{ status: 200, body: { success: true, messages: [record('SM1'), record('SM2')], count: 2 } },
 		);
@@ -443,11 +436,11 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		expect(result.error?.message).toMatch(
 			/HTTP 500.*unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: 2 matching SMS records.*not sent again.*look in the SMS history \(SMS â†’ Get Many\) for an SMS to \+447700900123 with this text since .* before running this item again/,
 		);
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
 	it('the look-up itself fails: not sent again, and the item says so', async () => {
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' } },
 			{ status: 200, body: '<html>login</html>', headers: { 'content-type': 'text/html' } },
 		);
@@ -456,11 +449,11 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		expect(item.json.error).toMatch(
 			/unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: the look-up itself failed/,
 		);
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
 	it('a record without a readable time cannot be told from an earlier one', async () => {
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' } },
 			{
 				status: 200,
@@ -469,7 +462,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		);
 		const result = await sms();
 		expect(result.error?.message).toMatch(/no readable time/);
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
 	it("nothing measured of the API's clock: an identical SMS from 20 s before (an API 20 s behind could have stamped this one so) is neither taken nor sent again", async () => {
@@ -479,19 +472,19 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			body: { success: true, messages: [earlier], count: 1 },
 			noDate: true,
 		};
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' }, noDate: true },
 			history,
 		);
 		const result = await sms('acc_nodate_test_0123456789');
 		expect(result.error?.message).toMatch(/not known well enough/);
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((r) => r.method)).toEqual(['POST', 'GET']);
 		const since = Date.parse(
-			new URLSearchParams(stub.received[1].url.split('?')[1]).get('since') as string,
+			new URLSearchParams(stub().received[1].url.split('?')[1]).get('since') as string,
 		);
 		// The look-up reaches back as far as any API's clock may be behind, and the floor.
-		expect(stub.received[0].at - since).toBeGreaterThanOrEqual(UNMEASURED_SKEW_MS);
-		expect(stub.received[0].at - since).toBeLessThanOrEqual(
+		expect(stub().received[0].at - since).toBeGreaterThanOrEqual(UNMEASURED_SKEW_MS);
+		expect(stub().received[0].at - since).toBeLessThanOrEqual(
 			UNMEASURED_SKEW_MS + SAME_MOMENT_MS + 1_000,
 		);
 	});
@@ -503,7 +496,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			body: { success: true, messages: [earlier], count: 1 },
 			noDate: true,
 		};
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' }, noDate: true },
 			history,
 			history,
@@ -525,7 +518,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 
 	it("an API 90 s ahead of n8n's (its Date header says so, and is not what tells): its own record is found", async () => {
 		const ahead = (ms: number) => new Date(Date.now() + 90_000 + ms);
-		stub.reply(
+		stub().reply(
 			{
 				status: 500,
 				body: { success: false, error: 'internal_error' },
@@ -547,13 +540,13 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			messageId: 'SM1',
 			recovered: 'foundInHistory',
 		});
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
 	it('a record from before the send is not taken for it: the SMS is sent again', async () => {
 		const old = { ...record('SM0'), sentAt: new Date(Date.now() - 60 * 60_000).toISOString() };
 		const history = { status: 200, body: { success: true, messages: [old], count: 1 } };
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' } },
 			history,
 			history,
@@ -576,7 +569,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			messageId: 'SM9',
 			recoveredAfter: 'HTTP 500',
 		});
-		expect(stub.received.map((r) => r.method)).toEqual([
+		expect(stub().received.map((r) => r.method)).toEqual([
 			'POST',
 			'GET',
 			'GET',
