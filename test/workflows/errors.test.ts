@@ -363,6 +363,59 @@ describe('success bodies are cleared of secrets too', () => {
 	});
 });
 
+describe('no key or secret anywhere, whatever the server answers', () => {
+	/** The Account API knows its key, the Unified API its key and the webhook secret. */
+	const echoOf = (api: 'account' | 'unified') =>
+		`keys ${ACCOUNT_KEY} ${UNIFIED_KEY}${api === 'unified' ? ` secret ${WEBHOOK_SECRET}` : ''}`;
+	const echoJson = (api: 'account' | 'unified') => ({
+		success: false,
+		error: 'x',
+		code: 'X',
+		message: echoOf(api),
+		api_key: UNIFIED_KEY,
+	});
+	const replies: Array<[string, (api: 'account' | 'unified') => Reply]> = [
+		['401 echoing the keys', (api) => ({ status: 401, body: echoJson(api) })],
+		[
+			'429 echoing the keys',
+			(api) => ({ status: 429, body: echoJson(api), headers: { 'retry-after': '0' } }),
+		],
+		[
+			'500 echoing the keys',
+			(api) => ({ status: 500, body: echoJson(api), headers: { 'retry-after': '0' } }),
+		],
+		[
+			'an HTML page echoing them',
+			(api) => ({ status: 502, body: `<html><body>${echoOf(api)}</body></html>` }),
+		],
+		['plain text echoing them', (api) => ({ status: 400, body: echoOf(api) })],
+		[
+			'a success echoing them',
+			(api) => ({ status: 200, body: { ...echoJson(api), success: true } }),
+		],
+		['a dropped connection', () => ({ drop: true })],
+	];
+
+	it.each(replies)(
+		'%s: not in the run, the error, its stack or description, or a log line',
+		async (_what, reply) => {
+			for (const api of ['account', 'unified'] as const) {
+				const { failed, continued } = await runBoth(api, [reply(api)]);
+				for (const result of [failed, continued]) {
+					const seen = [
+						JSON.stringify(result.run),
+						JSON.stringify(result.error ?? null),
+						String(result.error?.stack ?? ''),
+						String((result.error as { description?: unknown })?.description ?? ''),
+						...logLines,
+					].join('\n');
+					for (const secret of SECRETS) expect(seen).not.toContain(secret);
+				}
+			}
+		},
+	);
+});
+
 const PROXY_PAGE = (status: number) =>
 	`<html><head><title>${status}</title></head><body><center><h1>${status} Gateway</h1></center><hr><center>nginx</center><!-- ${ACCOUNT_KEY} --></body></html>`;
 

@@ -6,7 +6,7 @@
  */
 import { runCredentialTest, runWorkflow } from '../../harness';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
-import { startStubServer, useStubServer } from '../support/stubServer';
+import { useStubServer } from '../support/stubServer';
 import { singleNodeWorkflow } from '../support/workflows';
 
 const ACCOUNT_KEY = 'acc_wrong_address_0123456789';
@@ -238,17 +238,21 @@ describe('credential tests at an address that is not the API', () => {
 		},
 	);
 
-	it('a redirect is not followed by either test, so the key is not carried to another host', async () => {
-		const elsewhere = await startStubServer();
-		try {
-			stub().reply({ status: 302, body: '', headers: { location: `${elsewhere.url}/v1/numbers` } });
-			expect((await account()).status).toBe('Error');
-			stub().reply({ status: 307, body: '', headers: { location: `${elsewhere.url}/unified` } });
-			expect((await unified()).status).toBe('Error');
-			expect(elsewhere.received).toHaveLength(0);
-		} finally {
-			await elsewhere.close();
-		}
+	describe('a redirect to another host', () => {
+		const elsewhere = useStubServer();
+		it.each([301, 302, 307, 308])(
+			'%i: followed neither by a node nor by either test, so the key is not carried there',
+			async (status) => {
+				stub().reply({ status, body: '', headers: { location: `${elsewhere().url}/v1/numbers` } });
+				await runWorkflow(
+					singleNodeWorkflow(ACCOUNT, { resource: 'number', operation: 'getAll', returnAll: true }),
+					{ credentials: accountCredentials() },
+				);
+				expect((await account()).status).toBe('Error');
+				expect((await unified()).status).toBe('Error');
+				expect(elsewhere().received).toEqual([]);
+			},
+		);
 	});
 
 	it("the Unified test passes on the API's envelope refusing the empty request for its parameters", async () => {
