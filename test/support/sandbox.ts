@@ -42,18 +42,25 @@ export function useRequestTimeout(ms: number): void {
 	});
 }
 
+/** The Comms Account credential of one of the sandbox's keys, at its address or another (a proxy's). */
 export function accountCredentials(
 	sandbox: Sandbox,
 	key = sandbox.credentials.account.unrestricted,
+	baseUrl = sandbox.accountBaseUrl,
 ) {
-	return { commsAccountApi: { apiKey: key, baseUrl: sandbox.accountBaseUrl } };
+	return { commsAccountApi: { apiKey: key, baseUrl } };
 }
 
-export function unifiedCredentials(sandbox: Sandbox, key = sandbox.credentials.unified.live) {
+/** The Comms Unified credential of one of the sandbox's keys, at its address or another. */
+export function unifiedCredentials(
+	sandbox: Sandbox,
+	key = sandbox.credentials.unified.live,
+	endpointUrl = sandbox.unifiedUrl,
+) {
 	return {
 		commsUnifiedApi: {
 			apiKey: key,
-			endpointUrl: sandbox.unifiedUrl,
+			endpointUrl,
 			webhookSecret: sandbox.credentials.webhookSecret,
 		},
 	};

@@ -658,12 +658,11 @@ describe("exactly once through n8n's lifecycle", () => {
 		proxy.gatewayDate(0);
 		try {
 			const harness = new PollHarness(triggerWorkflow(), {
-				credentials: {
-					commsAccountApi: {
-						apiKey: sandbox().credentials.account.unrestricted,
-						baseUrl: proxy.url,
-					},
-				},
+				credentials: accountCredentials(
+					sandbox(),
+					sandbox().credentials.account.unrestricted,
+					proxy.url,
+				),
 			});
 			const before = inject({});
 			expect((await harness.activate()).items).toBeNull();

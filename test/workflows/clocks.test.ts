@@ -12,16 +12,15 @@ import type { INodeParameters } from 'n8n-workflow';
 import { PollHarness, type PollRun, runWorkflow } from '../../harness';
 import { TEST_NUMBERS } from '../../sandbox';
 import { useFaultyProxy } from '../support/faultyProxy';
-import { smsSentElsewhere, useSandbox } from '../support/sandbox';
+import { accountCredentials, smsSentElsewhere, useSandbox } from '../support/sandbox';
 import { accountTriggerWorkflow, items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
 const proxy = useFaultyProxy(() => sandbox().accountBaseUrl, { requestTimeoutMs: 2_000 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const credentials = () => ({
-	commsAccountApi: { apiKey: sandbox().credentials.account.unrestricted, baseUrl: proxy().url },
-});
+const credentials = () =>
+	accountCredentials(sandbox(), sandbox().credentials.account.unrestricted, proxy().url);
 
 function sendSms(texts: string[], to: string = TEST_NUMBERS.customer) {
 	const workflow = singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', {

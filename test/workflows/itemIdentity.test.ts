@@ -53,9 +53,8 @@ const accountSmsTo = () =>
 	accepted('account', '/v1/sms').map((entry) => (entry.body as { to: string }).to);
 
 const viaProxy = {
-	account: () => ({
-		commsAccountApi: { apiKey: sandbox().credentials.account.unrestricted, baseUrl: proxy().url },
-	}),
+	account: () =>
+		accountCredentials(sandbox(), sandbox().credentials.account.unrestricted, proxy().url),
 	unified: () => ({
 		commsUnifiedApi: {
 			apiKey: sandbox().credentials.unified.live,

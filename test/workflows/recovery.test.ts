@@ -9,7 +9,7 @@ import { runWorkflow } from '../../harness';
 import { SAME_MOMENT_MS, UNMEASURED_SKEW_MS } from '../../nodes/shared/transport';
 import { TEST_NUMBERS } from '../../sandbox';
 import { type Fault, useFaultyProxy } from '../support/faultyProxy';
-import { useSandbox } from '../support/sandbox';
+import { accountCredentials, useSandbox } from '../support/sandbox';
 import { useStubServer } from '../support/stubServer';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
@@ -17,9 +17,8 @@ const sandbox = useSandbox();
 const proxy = useFaultyProxy(() => sandbox().accountBaseUrl, { requestTimeoutMs: 2_000 });
 
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
-const credentials = () => ({
-	commsAccountApi: { apiKey: sandbox().credentials.account.unrestricted, baseUrl: proxy().url },
-});
+const credentials = () =>
+	accountCredentials(sandbox(), sandbox().credentials.account.unrestricted, proxy().url);
 const phoneDocId = () => ({ __rl: true, mode: 'id', value: sandbox().numbers.main });
 
 function sendSms(texts: string[], { to = TEST_NUMBERS.customer, continueOnFail = false } = {}) {

@@ -6,7 +6,7 @@
 import { runWorkflow } from '../../harness';
 import { TEST_NUMBERS } from '../../sandbox';
 import { type Fault, useFaultyProxy } from '../support/faultyProxy';
-import { useSandbox } from '../support/sandbox';
+import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
@@ -44,12 +44,7 @@ describe('Comms Account SMS Send with Retry On Fail (Max Tries 3)', () => {
 				options,
 			),
 			{
-				credentials: {
-					commsAccountApi: {
-						apiKey: sandbox().credentials.account.unrestricted,
-						baseUrl: sandbox().accountBaseUrl,
-					},
-				},
+				credentials: accountCredentials(sandbox()),
 				input: items(recipients.length, (i) => ({ to: recipients[i] })),
 			},
 		);
@@ -90,12 +85,11 @@ describe('Comms Account SMS Send with Retry On Fail (Max Tries 3)', () => {
 				mode: 'ai',
 			}),
 			{
-				credentials: {
-					commsAccountApi: {
-						apiKey: sandbox().credentials.account.unrestricted,
-						baseUrl: proxy().url,
-					},
-				},
+				credentials: accountCredentials(
+					sandbox(),
+					sandbox().credentials.account.unrestricted,
+					proxy().url,
+				),
 			},
 		);
 		// The history look-up cannot read the page, so the outcome stays unknown.
@@ -118,13 +112,11 @@ describe('Comms Unified with Retry On Fail (Max Tries 3)', () => {
 				message: 'Your parcel arrives today',
 			}),
 			{
-				credentials: {
-					commsUnifiedApi: {
-						apiKey: sandbox().credentials.unified.live,
-						endpointUrl: `${unifiedProxy().url}${new URL(sandbox().unifiedUrl).pathname}`,
-						webhookSecret: sandbox().credentials.webhookSecret,
-					},
-				},
+				credentials: unifiedCredentials(
+					sandbox(),
+					sandbox().credentials.unified.live,
+					`${unifiedProxy().url}${new URL(sandbox().unifiedUrl).pathname}`,
+				),
 				input: items(2, (i) => ({ to: ['+447700900123', '+447700900124'][i] })),
 			},
 		);
