@@ -2,8 +2,6 @@
  * Shared set-up for sandbox tests: one sandbox per file on a free port, reset before each
  * test, and small undici helpers to drive it over real HTTP.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 
 import type { Sandbox, SandboxOptions } from '../../sandbox';
@@ -79,38 +77,5 @@ export function controlApi(sandbox: Sandbox) {
 		post: (path: string, json: unknown = {}) =>
 			http('POST', `${sandbox.url}/_sandbox${path}`, { json }),
 		delete: (path: string) => http('DELETE', `${sandbox.url}/_sandbox${path}`),
-	};
-}
-
-export interface ReceivedWebhook {
-	headers: IncomingHttpHeaders;
-	rawBody: Buffer;
-}
-
-/** A plain node:http receiver for webhooks on a free loopback port. */
-export async function startReceiver(status = 200): Promise<{
-	url: string;
-	received: ReceivedWebhook[];
-	close: () => Promise<void>;
-}> {
-	const received: ReceivedWebhook[] = [];
-	const server: Server = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on('data', (chunk: Buffer) => chunks.push(chunk));
-		req.on('end', () => {
-			received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) });
-			res.writeHead(status).end();
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as AddressInfo;
-	return {
-		url: `http://127.0.0.1:${port}/hook`,
-		received,
-		close: () =>
-			new Promise<void>((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
 	};
 }

@@ -8,44 +8,36 @@ import {
 	WEBHOOK_SECRET,
 	startSandbox,
 } from '../../sandbox';
-import { controlApi, startReceiver, unifiedApi, useSandbox, type ReceivedWebhook } from './helpers';
+import { type Received, startStubServer, useStubServer } from '../support/stubServer';
+import { controlApi, unifiedApi, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
 const live = () => unifiedApi(sandbox(), UNIFIED_KEYS.live);
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-beforeAll(async () => {
-	receiver = await startReceiver();
-});
-beforeEach(() => {
-	receiver.received.length = 0;
-});
-afterAll(async () => {
-	await receiver.close();
-});
+/** What the webhooks reach: answers 200. */
+const receiver = useStubServer({ reply: { status: 200 } });
 
 /** What a receiver does: HMAC-SHA256 over the raw bytes, hex, constant-time comparison. */
-function verify(webhook: ReceivedWebhook, secret = WEBHOOK_SECRET): boolean {
+function verify(webhook: Received, secret = WEBHOOK_SECRET): boolean {
 	const expected = Buffer.from(createHmac('sha256', secret).update(webhook.rawBody).digest('hex'));
 	const received = Buffer.from(String(webhook.headers['x-signature'] ?? ''));
 	return received.length === expected.length && timingSafeEqual(received, expected);
 }
 
-const payload = (webhook: ReceivedWebhook) => JSON.parse(webhook.rawBody.toString('utf8'));
+const payload = (webhook: Received) => JSON.parse(webhook.rawBody.toString('utf8'));
 
 describe('call events to the call webhook_url', () => {
 	it('sends a signed call.completed when the call ends', async () => {
 		const res = await live()('voice', 'make_call', {
 			to: TEST_NUMBERS.customer,
 			message: 'Hello',
-			webhook_url: receiver.url,
+			webhook_url: receiver().url,
 		});
 		const start = sandbox().control.clock().now;
 		await sandbox().control.advanceClock(69);
-		expect(receiver.received).toHaveLength(0);
+		expect(receiver().received).toHaveLength(0);
 		await sandbox().control.advanceClock(1);
-		expect(receiver.received).toHaveLength(1);
-		const [webhook] = receiver.received;
+		expect(receiver().received).toHaveLength(1);
+		const [webhook] = receiver().received;
 		expect(verify(webhook)).toBe(true);
 		expect(webhook.headers['content-type']).toBe('application/json');
 		expect(webhook.headers['x-webhook-event']).toBe('call.completed');
@@ -70,10 +62,10 @@ describe('call events to the call webhook_url', () => {
 		await unifiedApi(sandbox(), UNIFIED_KEYS.test)('voice', 'make_call', {
 			to: TEST_NUMBERS.deliveryFails,
 			message: 'Hello',
-			webhook_url: receiver.url,
+			webhook_url: receiver().url,
 		});
 		await sandbox().control.advanceClock(10);
-		const body = payload(receiver.received[0]);
+		const body = payload(receiver().received[0]);
 		expect(body.event).toBe('call.failed');
 		expect(body.data).toMatchObject({
 			status: 'failed',
@@ -82,13 +74,13 @@ describe('call events to the call webhook_url', () => {
 			api_key: 'key_test****9a4c',
 		});
 		expect(typeof body.data.reason).toBe('string');
-		expect(verify(receiver.received[0])).toBe(true);
+		expect(verify(receiver().received[0])).toBe(true);
 	});
 
 	it('sends nothing for a call without webhook_url', async () => {
 		await live()('voice', 'make_call', { to: TEST_NUMBERS.customer, message: 'Hello' });
 		await sandbox().control.advanceClock(600);
-		expect(receiver.received).toHaveLength(0);
+		expect(receiver().received).toHaveLength(0);
 		expect(sandbox().control.deliveries()).toEqual([]);
 	});
 
@@ -96,7 +88,7 @@ describe('call events to the call webhook_url', () => {
 		const res = await live()('voice', 'make_call', {
 			to: TEST_NUMBERS.customer,
 			message: 'Hello',
-			webhook_url: receiver.url,
+			webhook_url: receiver().url,
 		});
 		const id = res.body.result.call_id;
 		const control = controlApi(sandbox());
@@ -112,18 +104,18 @@ describe('call events to the call webhook_url', () => {
 		expect(chosen.body.error).toBe('conflict');
 		const done = await control.post('/advance', { id, untilFinal: true });
 		expect(done.body.item).toMatchObject({ status: 'completed', final: true });
-		expect(payload(receiver.received[0]).data.duration).toBe(0);
+		expect(payload(receiver().received[0]).data.duration).toBe(0);
 	});
 });
 
 describe('sms and email events to the URL set through control', () => {
-	beforeEach(() => sandbox().control.setEventsWebhookUrl(receiver.url));
+	beforeEach(() => sandbox().control.setEventsWebhookUrl(receiver().url));
 
 	it('sends sms.delivered and sms.failed', async () => {
 		const ok = await live()('sms', 'send', { to: TEST_NUMBERS.customer, message: 'Hi' });
 		await live()('sms', 'send', { to: TEST_NUMBERS.deliveryFails, message: 'Hi' });
 		await sandbox().control.advanceClock(10);
-		const events = receiver.received.map(payload);
+		const events = receiver().received.map(payload);
 		expect(events.map((e) => e.event)).toEqual(['sms.delivered', 'sms.failed']);
 		expect(events[0].data).toEqual({
 			message_id: ok.body.result.message_id,
@@ -136,7 +128,7 @@ describe('sms and email events to the URL set through control', () => {
 			api_key: 'key_live****5b2d',
 		});
 		expect(events[1].data).toMatchObject({ status: 'failed', reason: expect.any(String) });
-		expect(receiver.received.every((w) => verify(w))).toBe(true);
+		expect(receiver().received.every((w) => verify(w))).toBe(true);
 	});
 
 	it('sends email.delivered and email.bounced', async () => {
@@ -147,7 +139,7 @@ describe('sms and email events to the URL set through control', () => {
 		});
 		await live()('email', 'send', { to: TEST_EMAILS.bounces, subject: 'S', html: '<p>x</p>' });
 		await sandbox().control.advanceClock(10);
-		const events = receiver.received.map(payload);
+		const events = receiver().received.map(payload);
 		expect(events.map((e) => e.event)).toEqual(['email.delivered', 'email.bounced']);
 		expect(events[0].data).toEqual({
 			message_id: ok.body.result.message_id,
@@ -158,43 +150,44 @@ describe('sms and email events to the URL set through control', () => {
 			user_id: UNIFIED_USER_ID,
 			api_key: 'key_live****5b2d',
 		});
-		expect(receiver.received.every((w) => verify(w))).toBe(true);
+		expect(receiver().received.every((w) => verify(w))).toBe(true);
 	});
 
 	it('lets control choose an SMS outcome', async () => {
 		const res = await live()('sms', 'send', { to: TEST_NUMBERS.customer, message: 'Hi' });
 		await sandbox().control.setOutcome(res.body.result.message_id, 'failed');
 		await sandbox().control.advance(res.body.result.message_id);
-		expect(payload(receiver.received[0]).event).toBe('sms.failed');
+		expect(payload(receiver().received[0]).event).toBe('sms.failed');
 	});
 
 	it('sends nothing when no URL is set', async () => {
 		sandbox().control.setEventsWebhookUrl(null);
 		await live()('sms', 'send', { to: TEST_NUMBERS.customer, message: 'Hi' });
 		await sandbox().control.advanceClock(60);
-		expect(receiver.received).toHaveLength(0);
+		expect(receiver().received).toHaveLength(0);
 	});
 });
 
 describe('deliveries log', () => {
 	it('records each delivery with the exact body, signature and receiver status, over HTTP too', async () => {
-		sandbox().control.setEventsWebhookUrl(receiver.url);
+		sandbox().control.setEventsWebhookUrl(receiver().url);
 		await live()('email', 'send', { to: TEST_EMAILS.delivers, subject: 'S', html: 'x' });
 		await sandbox().control.advanceClock(10);
 		const [delivery] = (await controlApi(sandbox()).get('/webhooks')).body.deliveries;
 		expect(delivery).toMatchObject({
 			event: 'email.delivered',
-			url: receiver.url,
+			url: receiver().url,
 			responseStatus: 200,
 			error: null,
 		});
-		expect(delivery.body).toBe(receiver.received[0].rawBody.toString('utf8'));
-		expect(delivery.signature).toBe(receiver.received[0].headers['x-signature']);
+		expect(delivery.body).toBe(receiver().received[0].rawBody.toString('utf8'));
+		expect(delivery.signature).toBe(receiver().received[0].headers['x-signature']);
 		expect(delivery.headers['x-webhook-id']).toBe(delivery.id);
 	});
 
 	it('records a receiver error status and an unreachable receiver', async () => {
-		const failing = await startReceiver(500);
+		const failing = await startStubServer();
+		failing.reply({ status: 500 });
 		try {
 			sandbox().control.setEventsWebhookUrl(failing.url);
 			await live()('sms', 'send', { to: TEST_NUMBERS.customer, message: 'Hi' });
@@ -218,14 +211,14 @@ describe('deliveries log', () => {
 		});
 		try {
 			expect(other.credentials.webhookSecret).toBe('whsec_custom_secret_123');
-			other.control.setEventsWebhookUrl(receiver.url);
+			other.control.setEventsWebhookUrl(receiver().url);
 			await unifiedApi(other, UNIFIED_KEYS.test)('sms', 'send', {
 				to: TEST_NUMBERS.customer,
 				message: 'Hi',
 			});
 			await other.control.advanceClock(10);
-			expect(verify(receiver.received[0], 'whsec_custom_secret_123')).toBe(true);
-			expect(verify(receiver.received[0])).toBe(false);
+			expect(verify(receiver().received[0], 'whsec_custom_secret_123')).toBe(true);
+			expect(verify(receiver().received[0])).toBe(false);
 		} finally {
 			await other.stop();
 		}

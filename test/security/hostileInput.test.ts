@@ -19,7 +19,7 @@ import { CommsAccountApi } from '../../credentials/CommsAccountApi.credentials';
 import { TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
 import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
-import { startStubServer, type StubServer } from '../support/stubServer';
+import { useStubServer } from '../support/stubServer';
 import { hmacHex, lonelyTrigger } from '../support/unifiedTrigger';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
@@ -30,11 +30,7 @@ const SHORT = 400;
 const HUGE = 100_000;
 
 const sandbox = useSandbox();
-let stub: StubServer;
-beforeAll(async () => {
-	stub = await startStubServer();
-});
-afterAll(() => stub.close());
+const stub = useStubServer();
 beforeEach(() => {
 	recentEvents.clear();
 	forgetCredentials();
@@ -67,11 +63,11 @@ describe('__proto__, constructor and prototype are kept as plain own data (item 
 	});
 
 	it('in an API answer: the item holds them as data, and String(item) works', async () => {
-		stub.reply({ status: 200, body: hostile() });
+		stub().reply({ status: 200, body: hostile() });
 		const result = await runWorkflow(
 			singleNodeWorkflow(PROBE_TYPE, { api: 'account', method: 'GET', path: '/v1/numbers' }),
 			{
-				credentials: { commsAccountApi: { apiKey: 'acc_test_0123456789', baseUrl: stub.url } },
+				credentials: { commsAccountApi: { apiKey: 'acc_test_0123456789', baseUrl: stub().url } },
 				nodeTypes: { [PROBE_TYPE]: new TransportProbe() },
 			},
 		);
@@ -133,18 +129,18 @@ describe('long values: no backtracking regex, 2,048 characters at most, short me
 	it('a 100 kB Base URL: the credential test and a node both refuse it at once, sending nothing', async () => {
 		const test = await runCredentialTest('commsAccountApi', {
 			apiKey: 'acc_test_0123456789',
-			baseUrl: `${stub.url}${'/'.repeat(HUGE)}x`,
+			baseUrl: `${stub().url}${'/'.repeat(HUGE)}x`,
 		});
 		expect(test.status).toBe('Error');
 		expect(test.message.length).toBeLessThan(SHORT);
-		const before = stub.received.length;
+		const before = stub().received.length;
 		const run = await runWorkflow(
 			singleNodeWorkflow(ACCOUNT, { resource: 'number', operation: 'getAll', returnAll: true }),
 			{ credentials: { commsAccountApi: { apiKey: 'acc_test_0123456789', baseUrl: slashes } } },
 		);
 		expect(run.error?.message).toMatch(/at most 2,048/);
 		expect(run.error!.message.length).toBeLessThan(SHORT);
-		expect(stub.received.length).toBe(before);
+		expect(stub().received.length).toBe(before);
 	});
 
 	it('quotes at most a short prefix: quotePrefix never splits a character', () => {
@@ -302,16 +298,16 @@ describe('only this machine counts as this machine (item 7)', () => {
 
 describe('a query or fragment in a credential address is refused (item 8)', () => {
 	it.each(['?x=1', '#frag', '?'])('%s: clear message, nothing sent', async (suffix) => {
-		const before = stub.received.length;
+		const before = stub().received.length;
 		const account = await runCredentialTest('commsAccountApi', {
 			apiKey: 'acc_test_0123456789',
-			baseUrl: `${stub.url}/base${suffix}`,
+			baseUrl: `${stub().url}/base${suffix}`,
 		});
 		expect(account.status).toBe('Error');
 		expect(account.message).toMatch(/has a query \(\?…\) or a fragment \(#…\)/);
 		const unified = await runCredentialTest('commsUnifiedApi', {
 			apiKey: UNIFIED_KEYS.live,
-			endpointUrl: `${stub.url}/unified${suffix}`,
+			endpointUrl: `${stub().url}/unified${suffix}`,
 		});
 		expect(unified.status).toBe('Error');
 		expect(unified.message).toMatch(/has a query/);
@@ -319,11 +315,14 @@ describe('a query or fragment in a credential address is refused (item 8)', () =
 			singleNodeWorkflow(ACCOUNT, { resource: 'number', operation: 'getAll', returnAll: true }),
 			{
 				credentials: {
-					commsAccountApi: { apiKey: 'acc_test_0123456789', baseUrl: `${stub.url}/base${suffix}` },
+					commsAccountApi: {
+						apiKey: 'acc_test_0123456789',
+						baseUrl: `${stub().url}/base${suffix}`,
+					},
 				},
 			},
 		);
 		expect(run.error?.message).toMatch(/Base URL ".*" has a query/);
-		expect(stub.received.length).toBe(before);
+		expect(stub().received.length).toBe(before);
 	});
 });

@@ -78,6 +78,21 @@ export type Schedule = (request: {
 	body: string;
 }) => FaultPoint | 'pass';
 
+/**
+ * A schedule over the writes of a run's items, each told by its key in the request body: the
+ * `attempt`th POST of item `item` (both from 0) meets `fault(item, attempt)`; anything else passes.
+ */
+export function faultsByAttempt(
+	keys: string[],
+	fault: (item: number, attempt: number) => FaultPoint | 'pass',
+): Schedule {
+	const attempts = keys.map(() => 0);
+	return ({ method, body }) => {
+		const item = method === 'POST' ? keys.findIndex((key) => body.includes(key)) : -1;
+		return item < 0 ? 'pass' : fault(item, attempts[item]++);
+	};
+}
+
 const HTML = (status: number) =>
 	`<html><head><title>${status}</title></head><body><h1>${status}</h1><p>proxy</p></body></html>`;
 

@@ -6,6 +6,8 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { useRequestTimeout } from './sandbox';
+
 export type Fault =
 	/** Forward untouched (to fault a later request, not this one). */
 	| 'pass'
@@ -238,5 +240,26 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
 				server.closeAllConnections();
 				server.close(() => resolve());
 			}),
+	};
+}
+
+/**
+ * One proxy per test file (or describe block) in front of `target()` (read once the sandbox is
+ * up), emptied before each test; with `requestTimeoutMs`, `useRequestTimeout` for the file.
+ */
+export function useFaultyProxy(
+	target: () => string,
+	{ requestTimeoutMs }: { requestTimeoutMs?: number } = {},
+): () => FaultyProxy {
+	let proxy: FaultyProxy | undefined;
+	if (requestTimeoutMs !== undefined) useRequestTimeout(requestTimeoutMs);
+	beforeAll(async () => {
+		proxy = await startFaultyProxy(target());
+	});
+	afterAll(() => proxy?.close());
+	beforeEach(() => proxy?.reset());
+	return () => {
+		if (!proxy) throw new Error('The faulty proxy is not running');
+		return proxy;
 	};
 }

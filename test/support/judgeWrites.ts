@@ -8,6 +8,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { WorkflowResult } from '../../harness';
+import type { Sandbox } from '../../sandbox';
 import type { WriteOperation } from './writeOperations';
 
 export type Reported = 'done' | 'notSent' | 'refused' | 'unknown' | 'notCarriedOut';
@@ -114,6 +115,15 @@ export interface Exchange {
 	method: string;
 	body: string;
 	status?: number;
+}
+
+/** What the server did, as the judge reads it: the sandbox's log. */
+export function servedLog(sandbox: Sandbox): Exchange[] {
+	return sandbox.requests().map((entry) => ({
+		method: entry.method,
+		body: JSON.stringify(entry.body ?? ''),
+		status: entry.status,
+	}));
 }
 
 /**

@@ -10,6 +10,8 @@ export interface Received {
 	url: string;
 	headers: http.IncomingHttpHeaders;
 	body: string;
+	/** The body's bytes as received. */
+	rawBody: Buffer;
 	/** When the request had arrived in full (Date.now()). */
 	at: number;
 }
@@ -40,11 +42,13 @@ export async function startStubServer(): Promise<StubServer> {
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
+			const rawBody = Buffer.concat(chunks);
 			received.push({
 				method: req.method ?? '',
 				url: req.url ?? '',
 				headers: req.headers,
-				body: Buffer.concat(chunks).toString('utf8'),
+				body: rawBody.toString('utf8'),
+				rawBody,
 				at: Date.now(),
 			});
 			const reply = replies.length > 1 ? replies.shift()! : replies[0];
@@ -74,5 +78,26 @@ export async function startStubServer(): Promise<StubServer> {
 				server.closeAllConnections();
 				server.close(() => resolve());
 			}),
+	};
+}
+
+/**
+ * One stub server per test file (or describe block), its `received` emptied before each test,
+ * and its replies set to `reply` then when given (otherwise they carry over between tests).
+ */
+export function useStubServer({ reply }: { reply?: Reply } = {}): () => StubServer {
+	let stub: StubServer | undefined;
+	beforeAll(async () => {
+		stub = await startStubServer();
+	});
+	afterAll(() => stub?.close());
+	beforeEach(() => {
+		if (!stub) return;
+		stub.received.length = 0;
+		if (reply) stub.reply(reply);
+	});
+	return () => {
+		if (!stub) throw new Error('The stub server is not running');
+		return stub;
 	};
 }

@@ -346,3 +346,18 @@ export function roomForEveryRun(sandbox: Sandbox): void {
 		unifiedCreditsPence: 10_000_000,
 	});
 }
+
+/** Runs `tasks` with at most `limit` at once; their results in the tasks' order. */
+export async function pooled<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T[]> {
+	const results: T[] = new Array(tasks.length);
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: limit }, async () => {
+			while (next < tasks.length) {
+				const index = next++;
+				results[index] = await tasks[index]();
+			}
+		}),
+	);
+	return results;
+}

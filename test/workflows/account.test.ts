@@ -3,10 +3,10 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { runListSearch, runWorkflow } from '../../harness';
+import { runListSearch } from '../../harness';
 import { CommsAccount } from '../../nodes/CommsAccount/CommsAccount.node';
 import { AGENT_PHONE, TEST_NUMBERS } from '../../sandbox';
-import { accountCredentials, useSandbox } from '../support/sandbox';
+import { accountCredentials, type NodeRun, runNode, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
@@ -14,19 +14,8 @@ const sandbox = useSandbox();
 
 const rl = (value: string) => ({ __rl: true, mode: 'list', value });
 
-function run(
-	parameters: INodeParameters,
-	{
-		input = items(1),
-		continueOnFail = false,
-		key,
-	}: { input?: ReturnType<typeof items>; continueOnFail?: boolean; key?: string } = {},
-) {
-	return runWorkflow(singleNodeWorkflow(ACCOUNT, parameters, { continueOnFail }), {
-		credentials: accountCredentials(sandbox(), key),
-		input,
-	});
-}
+const run = (parameters: INodeParameters, options?: NodeRun) =>
+	runNode(sandbox(), 'account', parameters, options);
 
 const apiRequests = (path: string, method?: string) =>
 	sandbox()

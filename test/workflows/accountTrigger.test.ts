@@ -5,8 +5,6 @@
  * sandbox offers, and what n8n users see: first activation, Include Last Minutes, Fetch Test
  * Event, errors for n8n's poll backoff, and the cost in requests.
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import type { INodeParameters } from 'n8n-workflow';
 import { ACTIONABLE_CAUSES, NodeApiError, NodeOperationError, TIMED_CAUSES } from 'n8n-workflow';
@@ -19,8 +17,10 @@ import {
 	type WorkflowJson,
 } from '../../harness';
 import type { SmsOrder } from '../../sandbox';
+import { startFaultyProxy } from '../support/faultyProxy';
 import { captureLogs } from '../support/logs';
 import { accountCredentials, useSandbox } from '../support/sandbox';
+import { startStubServer } from '../support/stubServer';
 
 const TRIGGER = 'n8n-nodes-comms-api.commsAccountTrigger';
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
@@ -654,36 +654,15 @@ describe("exactly once through n8n's lifecycle", () => {
 	it("an API whose clock is 5 minutes behind n8n's, behind a gateway whose Date is its own: what is sent after publishing is emitted, and nothing from before", async () => {
 		sandbox().control.setClockSkew(-300);
 		// In front of the sandbox: the same answers, with a Date header from n8n's clock.
-		const target = new URL(sandbox().accountBaseUrl);
-		const proxy = http.createServer((req, res) => {
-			const upstream = http.request(
-				{
-					host: target.hostname,
-					port: target.port,
-					method: req.method,
-					path: `${target.pathname.replace(/\/$/, '')}${req.url ?? ''}`,
-					headers: req.headers,
-				},
-				(answer) => {
-					res.writeHead(answer.statusCode ?? 502, {
-						...answer.headers,
-						date: new Date().toUTCString(),
-					});
-					answer.pipe(res);
-				},
-			);
-			req.pipe(upstream);
-		});
-		await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+		const proxy = await startFaultyProxy(sandbox().accountBaseUrl);
+		proxy.gatewayDate(0);
 		try {
-			const { port } = proxy.address() as AddressInfo;
 			const harness = new PollHarness(triggerWorkflow(), {
-				credentials: {
-					commsAccountApi: {
-						apiKey: sandbox().credentials.account.unrestricted,
-						baseUrl: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, '')}`,
-					},
-				},
+				credentials: accountCredentials(
+					sandbox(),
+					sandbox().credentials.account.unrestricted,
+					proxy.url,
+				),
 			});
 			const before = inject({});
 			expect((await harness.activate()).items).toBeNull();
@@ -693,7 +672,7 @@ describe("exactly once through n8n's lifecycle", () => {
 			expect(idsOf(before).some((id) => idsOf(sent).includes(id))).toBe(false);
 			expect((await harness.poll()).items).toBeNull();
 		} finally {
-			await new Promise((resolve) => proxy.close(resolve));
+			await proxy.close();
 		}
 	});
 
@@ -716,13 +695,11 @@ describe("exactly once through n8n's lifecycle", () => {
 describe('the credential', () => {
 	it("is read afresh each poll on the one poll context n8n's default path keeps for an active workflow: a changed Base URL takes effect at the next poll", async () => {
 		// Another API address, which refuses every key at once.
-		let reached = 0;
-		const other = http.createServer((_req, res) => {
-			reached++;
-			res.writeHead(401, { 'content-type': 'application/json' });
-			res.end(JSON.stringify({ success: false, error: 'invalid_api_key', message: 'No.' }));
+		const other = await startStubServer();
+		other.reply({
+			status: 401,
+			body: { success: false, error: 'invalid_api_key', message: 'No.' },
 		});
-		await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
 		try {
 			const credentials = accountCredentials(sandbox());
 			const harness = new PollHarness(triggerWorkflow(), { credentials, keepContext: true });
@@ -730,15 +707,15 @@ describe('the credential', () => {
 			const sent = inject({});
 			expect(ids(await harness.poll())).toEqual(idsOf(sent));
 			// A poll that used the address kept from before would not reach the other one.
-			credentials.commsAccountApi.baseUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+			credentials.commsAccountApi.baseUrl = other.url;
 			const moved = await harness.poll();
 			expect((moved.error as NodeApiError).failure).toEqual({ cause: 'credential-invalid' });
-			expect(reached).toBe(1);
+			expect(other.received).toHaveLength(1);
 			credentials.commsAccountApi.baseUrl = sandbox().accountBaseUrl;
 			const more = inject({ sentAt: after(sent) });
 			expect(ids(await harness.poll())).toEqual(idsOf(more));
 		} finally {
-			await new Promise((resolve) => other.close(resolve));
+			await other.close();
 		}
 	});
 });

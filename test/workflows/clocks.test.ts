@@ -10,30 +10,17 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { PollHarness, type PollRun, runWorkflow } from '../../harness';
-import { setRequestTimeout } from '../../nodes/shared/transport';
 import { TEST_NUMBERS } from '../../sandbox';
-import { type FaultyProxy, startFaultyProxy } from '../support/faultyProxy';
-import { smsSentElsewhere, useSandbox } from '../support/sandbox';
+import { useFaultyProxy } from '../support/faultyProxy';
+import { accountCredentials, smsSentElsewhere, useSandbox } from '../support/sandbox';
 import { accountTriggerWorkflow, items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
-let proxy: FaultyProxy;
-let previousTimeout: number;
-beforeAll(async () => {
-	// The look-ups of an unknown outcome span the request timeout: 2 s here, not 30.
-	previousTimeout = setRequestTimeout(2_000);
-	proxy = await startFaultyProxy(sandbox().accountBaseUrl);
-});
-afterAll(async () => {
-	setRequestTimeout(previousTimeout);
-	await proxy.close();
-});
-beforeEach(() => proxy.reset());
+const proxy = useFaultyProxy(() => sandbox().accountBaseUrl, { requestTimeoutMs: 2_000 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const credentials = () => ({
-	commsAccountApi: { apiKey: sandbox().credentials.account.unrestricted, baseUrl: proxy.url },
-});
+const credentials = () =>
+	accountCredentials(sandbox(), sandbox().credentials.account.unrestricted, proxy().url);
 
 function sendSms(texts: string[], to: string = TEST_NUMBERS.customer) {
 	const workflow = singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', {
@@ -92,10 +79,10 @@ describe('SMS Send: the history look-up after an HTML 502 from a gateway with a 
 		'gateway Date %i ms, API clock %i ms: the SMS went once, and is found in the history',
 		async (gatewayMs, apiMs) => {
 			sandbox().control.setClockSkew(apiMs / 1000);
-			proxy.gatewayDate(gatewayMs);
+			proxy().gatewayDate(gatewayMs);
 			// One SMS through the gateway first (its Date is on every answer), then one the gateway
 			// answers with an HTML 502 after the API sent it.
-			proxy.inject('POST', '/v1/sms', 'pass', 'gateway502After');
+			proxy().inject('POST', '/v1/sms', 'pass', 'gateway502After');
 			const texts = [`Reminder A ${gatewayMs}/${apiMs}`, `Reminder B ${gatewayMs}/${apiMs}`];
 			const result = await sendSms(texts);
 			expect(result.error).toBeUndefined();
@@ -110,8 +97,8 @@ describe('SMS Send: the history look-up after an HTML 502 from a gateway with a 
 
 	it("the API's clock 8 s behind, nothing measured yet: a send never goes twice, and the look-up is not fooled by the gateway", async () => {
 		sandbox().control.setClockSkew(-8);
-		proxy.gatewayDate(2_500);
-		proxy.inject('POST', '/v1/sms', 'gateway502After');
+		proxy().gatewayDate(2_500);
+		proxy().inject('POST', '/v1/sms', 'gateway502After');
 		const result = await sendSms(['Your table is ready']);
 		// Its own record lies where an identical earlier SMS could: neither taken nor sent again.
 		expect(smsSent()).toEqual(['Your table is ready']);
@@ -121,13 +108,13 @@ describe('SMS Send: the history look-up after an HTML 502 from a gateway with a 
 
 	it("the API's clock 8 s behind, measured by an SMS the node sent and read back: the record is found", async () => {
 		sandbox().control.setClockSkew(-8);
-		proxy.gatewayDate(2_500);
+		proxy().gatewayDate(2_500);
 		// An SMS sent and found again (Skip If Sent Within reads the history before sending): the
 		// record this process made shows the API's clock, both ways.
 		const measured = await sendSms(['Measure']);
 		expect(measured.error).toBeUndefined();
 		expect(await readBack('Measure')).toMatchObject({ skipped: true });
-		proxy.inject('POST', '/v1/sms', 'gateway502After');
+		proxy().inject('POST', '/v1/sms', 'gateway502After');
 		const result = await sendSms(['Your table is ready now']);
 		expect(result.error).toBeUndefined();
 		expect(smsSent()).toEqual(['Measure', 'Your table is ready now']);
@@ -140,8 +127,8 @@ describe('SMS Send: the history look-up after an HTML 502 from a gateway with a 
 		sandbox().control.setClockSkew(-30);
 		const earlier = await smsSentElsewhere(sandbox(), 'Same text');
 		sandbox().control.setClockSkew(0);
-		proxy.gatewayDate(2_500);
-		proxy.inject('POST', '/v1/sms', 'gateway502After');
+		proxy().gatewayDate(2_500);
+		proxy().inject('POST', '/v1/sms', 'gateway502After');
 		const result = await sendSms(['Same text']);
 		expect(result.error).toBeUndefined();
 		expect(smsSent()).toEqual(['Same text', 'Same text']);
@@ -164,7 +151,7 @@ describe("SMS Send: the API's clock steps back 8 s after records were stamped 3 
 			else for (const text of ahead) await smsSentElsewhere(sandbox(), text);
 			// The clock is set back (an NTP correction, a restart, another server behind the address).
 			sandbox().control.setClockSkew(-8);
-			proxy.inject('POST', '/v1/sms', 'gateway502After');
+			proxy().inject('POST', '/v1/sms', 'gateway502After');
 			const result = await sendSms(['Your table is ready']);
 			expect(smsSent()).toEqual([...ahead, 'Your table is ready']);
 			// Its own record lies where nothing measured can tell it from an earlier identical SMS.
@@ -179,7 +166,7 @@ describe("SMS Send: the API's clock steps back 8 s after records were stamped 3 
 		expect((await sendSms(['Measure'])).error).toBeUndefined();
 		// Read back (Skip If Sent Within reads the history), beside the records stamped ahead.
 		expect(await readBack('Measure')).toMatchObject({ skipped: true });
-		proxy.inject('POST', '/v1/sms', 'gateway502After');
+		proxy().inject('POST', '/v1/sms', 'gateway502After');
 		const result = await sendSms(['Your table is ready now']);
 		expect(result.error).toBeUndefined();
 		expect(smsSent()).toEqual(['Stamped ahead', 'Measure', 'Your table is ready now']);
@@ -221,7 +208,7 @@ describe('Comms Account Trigger: the starting point when the clocks disagree', (
 		"the API's clock %i ms off n8n's (gateway Date %s ms): an SMS half a second after publishing is emitted once, three times in three",
 		async (apiMs, gatewayMs) => {
 			sandbox().control.setClockSkew(apiMs / 1000);
-			proxy.gatewayDate(gatewayMs);
+			proxy().gatewayDate(gatewayMs);
 			// A message from before publishing, a moment before it by the API's clock.
 			await emittedOnceAfterPublishing((run) =>
 				sandbox().control.injectInboundSms({ body: `Before ${run}` }),

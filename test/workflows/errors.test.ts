@@ -6,7 +6,7 @@
 import { runWorkflow } from '../../harness';
 import { captureLogs } from '../support/logs';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
-import { type Reply, startStubServer, type StubServer } from '../support/stubServer';
+import { type Reply, startStubServer, useStubServer } from '../support/stubServer';
 import { singleNodeWorkflow } from '../support/workflows';
 
 const ACCOUNT_KEY = 'acc_REDACTME_account_0123456789';
@@ -17,12 +17,10 @@ const SECRETS = [ACCOUNT_KEY, UNIFIED_KEY, WEBHOOK_SECRET, 'REDACTME'];
 /** Every line n8n's loggers receive during these runs (our transport's included), whatever the level. */
 let logLines: string[] = [];
 
-let stub: StubServer;
-beforeAll(async () => {
-	stub = await startStubServer();
+const stub = useStubServer();
+beforeAll(() => {
 	logLines = captureLogs();
 });
-afterAll(() => stub.close());
 
 afterAll(() => {
 	// The retries above log; none of those lines may carry a secret.
@@ -34,10 +32,10 @@ const nodeTypes = { [PROBE_TYPE]: new TransportProbe() };
 
 function credentials() {
 	return {
-		commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: stub.url },
+		commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: stub().url },
 		commsUnifiedApi: {
 			apiKey: UNIFIED_KEY,
-			endpointUrl: `${stub.url}/unified`,
+			endpointUrl: `${stub().url}/unified`,
 			webhookSecret: WEBHOOK_SECRET,
 		},
 	};
@@ -62,12 +60,12 @@ async function runBoth(api: 'account' | 'unified', replies: Reply[], method = 'P
 		api === 'account'
 			? { api, method, path: '/v1/sms', body: '{"to":"+447700900123"}' }
 			: { api, service: 'sms', action: 'send', body: '{"to":"+447700900123"}' };
-	stub.reply(...replies);
+	stub().reply(...replies);
 	const failed = await runWorkflow(singleNodeWorkflow(PROBE_TYPE, parameters), {
 		credentials: credentials(),
 		nodeTypes,
 	});
-	stub.reply(...replies);
+	stub().reply(...replies);
 	const continued = await runWorkflow(
 		singleNodeWorkflow(PROBE_TYPE, parameters, { continueOnFail: true }),
 		{ credentials: credentials(), nodeTypes },
@@ -196,7 +194,6 @@ describe('Account API error codes', () => {
 	});
 
 	it('500 that never clears a read, after bounded retries', async () => {
-		stub.received.length = 0;
 		const { failed } = await runBoth(
 			'account',
 			[
@@ -209,12 +206,11 @@ describe('Account API error codes', () => {
 			'GET',
 		);
 		expect(failed.error?.message).toMatch(/unexpected failure/);
-		expect(stub.received.length).toBe(12); // 6 attempts, in each of the two runs
+		expect(stub().received.length).toBe(12); // 6 attempts, in each of the two runs
 		expectNoSecret(failed.run);
 	});
 
 	it('500 answering a write that cannot be looked up: not sent again, and the error says its outcome is unknown', async () => {
-		stub.received.length = 0;
 		const { failed, continued } = await runBoth('account', [
 			{
 				status: 500,
@@ -224,7 +220,7 @@ describe('Account API error codes', () => {
 		]);
 		expect(failed.error?.message).toMatch(/unexpected failure.*unknown whether.*not sent again/);
 		expect(continued.output('Node')[0].json.error).toMatch(/unknown whether/);
-		expect(stub.received.length).toBe(2); // one attempt in each of the two runs
+		expect(stub().received.length).toBe(2); // one attempt in each of the two runs
 		expectNoSecret(failed.run);
 		expectNoSecret(continued.run);
 		expectNoSecret(failed.error);
@@ -367,6 +363,59 @@ describe('success bodies are cleared of secrets too', () => {
 	});
 });
 
+describe('no key or secret anywhere, whatever the server answers', () => {
+	/** The Account API knows its key, the Unified API its key and the webhook secret. */
+	const echoOf = (api: 'account' | 'unified') =>
+		`keys ${ACCOUNT_KEY} ${UNIFIED_KEY}${api === 'unified' ? ` secret ${WEBHOOK_SECRET}` : ''}`;
+	const echoJson = (api: 'account' | 'unified') => ({
+		success: false,
+		error: 'x',
+		code: 'X',
+		message: echoOf(api),
+		api_key: UNIFIED_KEY,
+	});
+	const replies: Array<[string, (api: 'account' | 'unified') => Reply]> = [
+		['401 echoing the keys', (api) => ({ status: 401, body: echoJson(api) })],
+		[
+			'429 echoing the keys',
+			(api) => ({ status: 429, body: echoJson(api), headers: { 'retry-after': '0' } }),
+		],
+		[
+			'500 echoing the keys',
+			(api) => ({ status: 500, body: echoJson(api), headers: { 'retry-after': '0' } }),
+		],
+		[
+			'an HTML page echoing them',
+			(api) => ({ status: 502, body: `<html><body>${echoOf(api)}</body></html>` }),
+		],
+		['plain text echoing them', (api) => ({ status: 400, body: echoOf(api) })],
+		[
+			'a success echoing them',
+			(api) => ({ status: 200, body: { ...echoJson(api), success: true } }),
+		],
+		['a dropped connection', () => ({ drop: true })],
+	];
+
+	it.each(replies)(
+		'%s: not in the run, the error, its stack or description, or a log line',
+		async (_what, reply) => {
+			for (const api of ['account', 'unified'] as const) {
+				const { failed, continued } = await runBoth(api, [reply(api)]);
+				for (const result of [failed, continued]) {
+					const seen = [
+						JSON.stringify(result.run),
+						JSON.stringify(result.error ?? null),
+						String(result.error?.stack ?? ''),
+						String((result.error as { description?: unknown })?.description ?? ''),
+						...logLines,
+					].join('\n');
+					for (const secret of SECRETS) expect(seen).not.toContain(secret);
+				}
+			}
+		},
+	);
+});
+
 const PROXY_PAGE = (status: number) =>
 	`<html><head><title>${status}</title></head><body><center><h1>${status} Gateway</h1></center><hr><center>nginx</center><!-- ${ACCOUNT_KEY} --></body></html>`;
 
@@ -374,7 +423,6 @@ describe('a gateway or proxy in front of the API (HTML 502, 503, 504)', () => {
 	it.each([502, 503, 504])(
 		'HTTP %i from a proxy is retried for a read, and not blamed on the carrier',
 		async (status) => {
-			stub.received.length = 0;
 			const { failed } = await runBoth(
 				'account',
 				[
@@ -386,7 +434,7 @@ describe('a gateway or proxy in front of the API (HTML 502, 503, 504)', () => {
 				],
 				'GET',
 			);
-			expect(stub.received.length).toBe(12); // 6 attempts, in each of the two runs
+			expect(stub().received.length).toBe(12); // 6 attempts, in each of the two runs
 			expect(failed.error?.message).not.toMatch(/carrier/);
 			expect(failed.error?.message).toMatch(status === 503 ? /unavailable/ : /gateway or proxy/);
 			expectNoSecret(failed.run);
@@ -396,11 +444,10 @@ describe('a gateway or proxy in front of the API (HTML 502, 503, 504)', () => {
 	it.each([502, 503, 504])(
 		'HTTP %i from a proxy answering a write: its outcome is unknown, so it is not sent again',
 		async (status) => {
-			stub.received.length = 0;
 			const { failed, continued } = await runBoth('account', [
 				{ status, body: PROXY_PAGE(status), headers: { 'content-type': 'text/html' } },
 			]);
-			expect(stub.received.length).toBe(2); // one attempt in each run
+			expect(stub().received.length).toBe(2); // one attempt in each run
 			expect(failed.error?.message).toMatch(
 				new RegExp(
 					`gateway or proxy in front of the Comms Account API answered HTTP ${status}.*unknown whether`,
@@ -414,7 +461,6 @@ describe('a gateway or proxy in front of the API (HTML 502, 503, 504)', () => {
 	);
 
 	it("only the API's own 502 is the carrier's, and it is not retried", async () => {
-		stub.received.length = 0;
 		const { failed } = await runBoth(
 			'account',
 			[
@@ -431,15 +477,14 @@ describe('a gateway or proxy in front of the API (HTML 502, 503, 504)', () => {
 			'GET',
 		);
 		expect(failed.error?.message).toMatch(/carrier rejected the request \(carrier code 30003\)/);
-		expect(stub.received.length).toBe(2);
+		expect(stub().received.length).toBe(2);
 	});
 
 	it('the Unified API behind a failing proxy: a write whose outcome is unknown is never sent again', async () => {
-		stub.received.length = 0;
 		const { failed } = await runBoth('unified', [
 			{ status: 504, body: PROXY_PAGE(504), headers: { 'content-type': 'text/html' } },
 		]);
-		expect(stub.received.length).toBe(2);
+		expect(stub().received.length).toBe(2);
 		expect(failed.error?.message).toMatch(
 			/answered HTTP 504.*unknown whether the sms request was carried out/,
 		);

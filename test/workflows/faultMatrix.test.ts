@@ -18,17 +18,18 @@
  * the API's clock off n8n's (the sandbox's setClockSkew) by -8 s to +3 s, and the proxy a gateway
  * writing its own Date header ahead or behind (or none), on every answer, its HTML 502 included.
  */
-import { setRequestTimeout } from '../../nodes/shared/transport';
 import {
 	FAULT_POINTS,
 	type FaultPoint,
+	faultsByAttempt,
 	refusingUrl,
 	startFaultPointProxy,
 } from '../support/faultPoints';
-import { type Exchange, outcomesOf, violations } from '../support/judgeWrites';
-import { useSandbox } from '../support/sandbox';
+import { type Exchange, outcomesOf, servedLog, violations } from '../support/judgeWrites';
+import { useRequestTimeout, useSandbox } from '../support/sandbox';
 import {
 	credentialsAt,
+	pooled,
 	roomForEveryRun,
 	runWrite,
 	WRITE_OPERATIONS,
@@ -37,11 +38,7 @@ import {
 } from '../support/writeOperations';
 
 const sandbox = useSandbox();
-let previousTimeout: number;
-beforeAll(() => {
-	previousTimeout = setRequestTimeout(1_500);
-});
-afterAll(() => setRequestTimeout(previousTimeout));
+useRequestTimeout(1_500);
 
 type Schedule = 'first' | 'every';
 
@@ -87,17 +84,11 @@ async function runCell(
 ): Promise<(served: Exchange[]) => Judged> {
 	const { operation, fault, schedule, mode } = cell;
 	const keys = Array.from({ length: operation.oneItem ? 1 : 2 }, () => operation.key(++serial));
-	const attempts = new Map<string, number>();
 	const proxy = await startFaultPointProxy(
 		sandbox().url,
-		({ method, body }) => {
-			if (method !== 'POST') return 'pass';
-			const key = keys.find((k) => body.includes(k));
-			if (!key) return 'pass';
-			const attempt = (attempts.get(key) ?? 0) + 1;
-			attempts.set(key, attempt);
-			return schedule === 'every' || attempt === 1 ? fault : 'pass';
-		},
+		faultsByAttempt(keys, (_item, attempt) =>
+			schedule === 'every' || attempt === 0 ? fault : 'pass',
+		),
 		{ slowByteMs: 100, gatewayDateMs },
 	);
 	try {
@@ -124,32 +115,6 @@ async function runCell(
 	}
 }
 
-/** What the sandbox did, as the judge reads it. */
-function servedLog(): Exchange[] {
-	return sandbox()
-		.requests()
-		.map((entry) => ({
-			method: entry.method,
-			body: JSON.stringify(entry.body ?? ''),
-			status: entry.status,
-		}));
-}
-
-/** Runs `tasks` with at most `limit` at once. */
-async function pooled<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T[]> {
-	const results: T[] = new Array(tasks.length);
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: limit }, async () => {
-			while (next < tasks.length) {
-				const index = next++;
-				results[index] = await tasks[index]();
-			}
-		}),
-	);
-	return results;
-}
-
 it(`${CELLS.length} cells: every write operation × every fault point × first or every attempt × Continue, Retry On Fail or the editor's Retry after an edit keep the invariant`, async () => {
 	roomForEveryRun(sandbox());
 	// The refused cells wait out their backoffs (about 15 s a try): they start first.
@@ -160,7 +125,7 @@ it(`${CELLS.length} cells: every write operation × every fault point × first o
 		ordered.map((cell) => () => runCell(cell)),
 		48,
 	);
-	const served = servedLog();
+	const served = servedLog(sandbox());
 	const judged = judges.map((judge) => judge(served));
 	// What the matrix exercised, by fault point: the outcomes the node said, and the actions.
 	const tally = new Map<string, Map<string, number>>();
@@ -218,7 +183,7 @@ it(`${CLOCK_CELLS.length * API_SKEWS.length} cells with the clocks at odds: the 
 			),
 			48,
 		);
-		const served = servedLog();
+		const served = servedLog(sandbox());
 		for (const judged of judges.map((judge) => judge(served))) {
 			problems.push(...judged.problems.map((problem) => `API clock ${skewMs} ms: ${problem}`));
 			for (const { reported, acted } of judged.outcomes) {

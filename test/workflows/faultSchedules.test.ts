@@ -19,17 +19,18 @@
  */
 import fc from 'fast-check';
 
-import { setRequestTimeout } from '../../nodes/shared/transport';
 import {
 	FAULT_POINTS,
 	type FaultPoint,
+	faultsByAttempt,
 	SERVER_ACTS,
 	startFaultPointProxy,
 } from '../support/faultPoints';
-import { type Exchange, violations } from '../support/judgeWrites';
-import { useSandbox } from '../support/sandbox';
+import { type Exchange, servedLog, violations } from '../support/judgeWrites';
+import { useRequestTimeout, useSandbox } from '../support/sandbox';
 import {
 	credentialsAt,
+	pooled,
 	roomForEveryRun,
 	runWrite,
 	WRITE_OPERATIONS,
@@ -37,11 +38,7 @@ import {
 } from '../support/writeOperations';
 
 const sandbox = useSandbox();
-let previousTimeout: number;
-beforeAll(() => {
-	previousTimeout = setRequestTimeout(1_500);
-});
-afterAll(() => setRequestTimeout(previousTimeout));
+useRequestTimeout(1_500);
 
 const RUNS = Number(process.env.FAULT_RUNS) || 48;
 const SEED = Number(process.env.FAULT_SEED) || Date.now() % 2_147_483_647;
@@ -163,17 +160,9 @@ let serial = 10_000;
 async function execute(run: Run): Promise<(served: Exchange[]) => string[]> {
 	const { operation, faults, mode, perTry, passes } = run;
 	const keys = Array.from({ length: run.items }, () => operation.key(++serial));
-	const attempts = new Map<string, number>();
 	const proxy = await startFaultPointProxy(
 		sandbox().url,
-		({ method, body }) => {
-			if (method !== 'POST') return 'pass';
-			const index = keys.findIndex((key) => body.includes(key));
-			if (index < 0) return 'pass';
-			const attempt = attempts.get(keys[index]) ?? 0;
-			attempts.set(keys[index], attempt + 1);
-			return faults[index][attempt] ?? 'pass';
-		},
+		faultsByAttempt(keys, (item, attempt) => faults[item][attempt] ?? 'pass'),
 		{ slowByteMs: 100, gatewayDateMs: run.gatewayDateMs },
 	);
 	try {
@@ -234,23 +223,13 @@ it(`${RUNS} random fault schedules over multi-item runs, and the ${REPORTED.leng
 	for (const skewMs of new Set(runs.map((run) => run.apiSkewMs))) {
 		sandbox().control.setClockSkew(skewMs / 1000);
 		const group = runs.flatMap((run, index) => (run.apiSkewMs === skewMs ? [index] : []));
-		let next = 0;
-		await Promise.all(
-			Array.from({ length: 16 }, async () => {
-				while (next < group.length) {
-					const index = group[next++];
-					judges[index] = await execute(runs[index]);
-				}
-			}),
+		const done = await pooled(
+			group.map((index) => () => execute(runs[index])),
+			16,
 		);
+		group.forEach((index, n) => (judges[index] = done[n]));
 	}
-	const served = sandbox()
-		.requests()
-		.map((entry) => ({
-			method: entry.method,
-			body: JSON.stringify(entry.body ?? ''),
-			status: entry.status,
-		}));
+	const served = servedLog(sandbox());
 	const problems = judges.flatMap((judge) => judge(served));
 	if (problems.length) console.log(`Replay with FAULT_SEED=${SEED} FAULT_RUNS=${RUNS}`);
 	expect(problems).toEqual([]);

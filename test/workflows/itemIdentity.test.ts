@@ -22,26 +22,15 @@ import {
 	START,
 	type WorkflowJson,
 } from '../../harness';
-import { setRequestTimeout } from '../../nodes/shared/transport';
 import { TEST_NUMBERS } from '../../sandbox';
-import { type FaultyProxy, startFaultyProxy } from '../support/faultyProxy';
+import { useFaultyProxy } from '../support/faultyProxy';
 import { LoopFixture } from '../support/loop';
 import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
-let proxy: FaultyProxy;
-let previousTimeout: number;
-beforeAll(async () => {
-	proxy = await startFaultyProxy(sandbox().url);
-	// An unknown Account SMS is looked up over the request timeout: 1.5 s here.
-	previousTimeout = setRequestTimeout(1_500);
-});
-afterAll(async () => {
-	setRequestTimeout(previousTimeout);
-	await proxy.close();
-});
-beforeEach(() => proxy.reset());
+// An unknown Account SMS is looked up over the request timeout: 1.5 s here.
+const proxy = useFaultyProxy(() => sandbox().url, { requestTimeoutMs: 1_500 });
 
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
 const UNIFIED = 'n8n-nodes-comms-api.commsUnified';
@@ -64,13 +53,12 @@ const accountSmsTo = () =>
 	accepted('account', '/v1/sms').map((entry) => (entry.body as { to: string }).to);
 
 const viaProxy = {
-	account: () => ({
-		commsAccountApi: { apiKey: sandbox().credentials.account.unrestricted, baseUrl: proxy.url },
-	}),
+	account: () =>
+		accountCredentials(sandbox(), sandbox().credentials.account.unrestricted, proxy().url),
 	unified: () => ({
 		commsUnifiedApi: {
 			apiKey: sandbox().credentials.unified.live,
-			endpointUrl: `${proxy.url}${unifiedPath()}`,
+			endpointUrl: `${proxy().url}${unifiedPath()}`,
 		},
 	}),
 };
@@ -173,7 +161,7 @@ describe("the editor's Retry after an edit: what was carried out stays carried o
 				to: '={{ $json.to }}',
 				message,
 			});
-		proxy.injectWhen('POST', unifiedPath(), SECOND, 'gatewayAfter');
+		proxy().injectWhen('POST', unifiedPath(), SECOND, 'gatewayAfter');
 		const credentials = viaProxy.unified();
 		const failed = await runWorkflow(sms('Your table is ready'), { credentials, input: twoPeople });
 		expect(failed.error?.message).toMatch(/unknown whether the sms request was carried out/);
@@ -188,7 +176,7 @@ describe("the editor's Retry after an edit: what was carried out stays carried o
 			/already carried out: item 1 \(SMS to \+447700900123/,
 		);
 		expect(unifiedTo()).toEqual([TEST_NUMBERS.customer, SECOND]);
-		expect(proxy.log.filter((entry) => entry.method === 'POST')).toHaveLength(2);
+		expect(proxy().log.filter((entry) => entry.method === 'POST')).toHaveLength(2);
 	});
 });
 
@@ -227,7 +215,7 @@ describe('Retry On Fail with a Message that names the time (evaluated again on e
 			answer: 503,
 			body: { success: false, code: 'SERVICE_UNAVAILABLE', message: 'Not for this number' },
 		};
-		proxy.injectWhen('POST', unifiedPath(), SECOND, refusal, refusal, refusal);
+		proxy().injectWhen('POST', unifiedPath(), SECOND, refusal, refusal, refusal);
 		const workflow = withSettings(
 			singleNodeWorkflow(UNIFIED, {
 				resource: 'sms',
@@ -243,13 +231,13 @@ describe('Retry On Fail with a Message that names the time (evaluated again on e
 		});
 		expect(result.error?.message).toMatch(/not available for your account/);
 		expect(unifiedTo()).toEqual([TEST_NUMBERS.customer]);
-		expect(proxy.log.filter((entry) => entry.method === 'POST')).toHaveLength(4);
+		expect(proxy().log.filter((entry) => entry.method === 'POST')).toHaveLength(4);
 	}, 30_000);
 });
 
 describe("Send and Wait, its SMS's outcome unknown, then the editor's Retry (a new execution, so a new link)", () => {
 	it('Comms Unified: one SMS; the retry fails the same way without sending', async () => {
-		proxy.inject('POST', unifiedPath(), 'gatewayAfter');
+		proxy().inject('POST', unifiedPath(), 'gatewayAfter');
 		const workflow = singleNodeWorkflow(UNIFIED, {
 			resource: 'sms',
 			operation: 'sendAndWait',
@@ -269,10 +257,10 @@ describe("Send and Wait, its SMS's outcome unknown, then the editor's Retry (a n
 	});
 
 	it('Comms Account: one SMS; the retry fails the same way without sending or looking it up again', async () => {
-		proxy.inject('POST', '/v1/sms', 'gatewayAfter');
+		proxy().inject('POST', '/v1/sms', 'gatewayAfter');
 		// The history cannot be read, so the SMS's outcome stays unknown.
 		const unreadable = { answer: 200, body: { success: true } };
-		proxy.inject('GET', '/v1/sms', unreadable, unreadable, unreadable, unreadable);
+		proxy().inject('GET', '/v1/sms', unreadable, unreadable, unreadable, unreadable);
 		const workflow = singleNodeWorkflow(ACCOUNT, {
 			resource: 'sms',
 			operation: 'sendAndWait',
@@ -284,12 +272,12 @@ describe("Send and Wait, its SMS's outcome unknown, then the editor's Retry (a n
 		const failed = await runWorkflow(workflow, { credentials });
 		expect(failed.error?.message).toMatch(/unknown whether the SMS was sent/);
 		expect(accountSmsTo()).toHaveLength(1);
-		const requests = proxy.log.length;
+		const requests = proxy().log.length;
 
 		const retried = await retryFailedExecution(workflow, failed, { credentials });
 		expect(retried.error?.message).toBe(failed.error?.message);
 		expect(accountSmsTo()).toHaveLength(1);
-		expect(proxy.log).toHaveLength(requests);
+		expect(proxy().log).toHaveLength(requests);
 	}, 30_000);
 });
 

@@ -6,17 +6,15 @@
 import * as net from 'node:net';
 
 import { runWorkflow } from '../../harness';
-import { setRequestTimeout } from '../../nodes/shared/transport';
+import { useRequestTimeout } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 let server: net.Server;
 let url: string;
 const received: string[] = [];
 const sockets = new Set<net.Socket>();
-let previous: number;
-
+useRequestTimeout(500);
 beforeAll(async () => {
-	previous = setRequestTimeout(500);
 	server = net.createServer((socket) => {
 		sockets.add(socket);
 		socket.on('data', (chunk) => {
@@ -29,7 +27,6 @@ beforeAll(async () => {
 	url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
 });
 afterAll(async () => {
-	setRequestTimeout(previous);
 	for (const socket of sockets) socket.destroy();
 	await new Promise<void>((resolve) => server.close(() => resolve()));
 });

@@ -6,35 +6,19 @@
  * if it is not. The sandbox's own request log is the truth of what was done.
  */
 import { runWorkflow } from '../../harness';
-import {
-	SAME_MOMENT_MS,
-	setRequestTimeout,
-	UNMEASURED_SKEW_MS,
-} from '../../nodes/shared/transport';
+import { SAME_MOMENT_MS, UNMEASURED_SKEW_MS } from '../../nodes/shared/transport';
 import { TEST_NUMBERS } from '../../sandbox';
-import { type Fault, type FaultyProxy, startFaultyProxy } from '../support/faultyProxy';
-import { useSandbox } from '../support/sandbox';
-import { startStubServer, type StubServer } from '../support/stubServer';
+import { type Fault, useFaultyProxy } from '../support/faultyProxy';
+import { accountCredentials, useSandbox } from '../support/sandbox';
+import { useStubServer } from '../support/stubServer';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
-let proxy: FaultyProxy;
-/** The look-ups of an unknown outcome span the request timeout: 2 s here, not 30. */
-let previousTimeout: number;
-beforeAll(async () => {
-	previousTimeout = setRequestTimeout(2_000);
-	proxy = await startFaultyProxy(sandbox().accountBaseUrl);
-});
-afterAll(async () => {
-	setRequestTimeout(previousTimeout);
-	await proxy.close();
-});
-beforeEach(() => proxy.reset());
+const proxy = useFaultyProxy(() => sandbox().accountBaseUrl, { requestTimeoutMs: 2_000 });
 
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
-const credentials = () => ({
-	commsAccountApi: { apiKey: sandbox().credentials.account.unrestricted, baseUrl: proxy.url },
-});
+const credentials = () =>
+	accountCredentials(sandbox(), sandbox().credentials.account.unrestricted, proxy().url);
 const phoneDocId = () => ({ __rl: true, mode: 'id', value: sandbox().numbers.main });
 
 function sendSms(texts: string[], { to = TEST_NUMBERS.customer, continueOnFail = false } = {}) {
@@ -74,9 +58,9 @@ function callsPlaced() {
 }
 
 const posts = (path: string) =>
-	proxy.log.filter((entry) => entry.method === 'POST' && entry.path === path);
+	proxy().log.filter((entry) => entry.method === 'POST' && entry.path === path);
 const lookups = (path: string) =>
-	proxy.log.filter((entry) => entry.method === 'GET' && entry.path === path);
+	proxy().log.filter((entry) => entry.method === 'GET' && entry.path === path);
 
 describe('SMS Send when the outcome of a send is unknown', () => {
 	it.each<[Fault, string]>([
@@ -86,7 +70,7 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 	])(
 		'carried out, answer lost (%s): found in the history, not sent again',
 		async (fault, label) => {
-			proxy.inject('POST', '/v1/sms', fault);
+			proxy().inject('POST', '/v1/sms', fault);
 			const result = await sendSms(['Your code is 481516']);
 			expect(result.error).toBeUndefined();
 			expect(smsSent()).toEqual(['Your code is 481516']);
@@ -119,7 +103,7 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 	])(
 		'not carried out (%s): not in the history at any of four look-ups over the request timeout, so sent again, once',
 		async (fault, label) => {
-			proxy.inject('POST', '/v1/sms', fault);
+			proxy().inject('POST', '/v1/sms', fault);
 			const result = await sendSms(['Your code is 271828']);
 			expect(result.error).toBeUndefined();
 			expect(smsSent()).toEqual(['Your code is 271828']);
@@ -137,14 +121,18 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 			expect(posts('/v1/sms')).toHaveLength(2);
 			expect(lookups('/v1/sms')).toHaveLength(4);
 			// Every look-up came before the resend.
-			const resend = proxy.log.indexOf(posts('/v1/sms')[1]);
-			expect(proxy.log.slice(0, resend).filter((entry) => entry.method === 'GET')).toHaveLength(4);
+			const resend = proxy().log.indexOf(posts('/v1/sms')[1]);
+			expect(
+				proxy()
+					.log.slice(0, resend)
+					.filter((entry) => entry.method === 'GET'),
+			).toHaveLength(4);
 		},
 	);
 
 	it('identical SMS to one recipient in one execution: each item gets its own record, none is claimed twice', async () => {
 		// Item 1 goes through; item 2 is carried out but its answer lost; item 3 fails before the server.
-		proxy.inject('POST', '/v1/sms', 'pass', 'failAfter', 'failBefore');
+		proxy().inject('POST', '/v1/sms', 'pass', 'failAfter', 'failBefore');
 		const result = await sendSms(['See you at 3', 'See you at 3', 'See you at 3']);
 		expect(result.error).toBeUndefined();
 		expect(smsSent()).toEqual(['See you at 3', 'See you at 3', 'See you at 3']);
@@ -172,7 +160,7 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 			'gatewayBefore',
 			'pass',
 		];
-		proxy.inject('POST', '/v1/sms', ...faults, ...faults, ...faults);
+		proxy().inject('POST', '/v1/sms', ...faults, ...faults, ...faults);
 		const recipients = ['+447700900123', '+447700900124', '+447700900125'];
 		const workflow = singleNodeWorkflow(
 			ACCOUNT,
@@ -218,7 +206,7 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 
 describe('failures that look like "not sent" while the server still sends (the request timeout is 2 s here)', () => {
 	it('a gateway answers 502 at once while the API sends 0.8 s later: found by a later look-up, one SMS', async () => {
-		proxy.inject('POST', '/v1/sms', { gatewayThenForward: 800 });
+		proxy().inject('POST', '/v1/sms', { gatewayThenForward: 800 });
 		const result = await sendSms(['Your table is ready']);
 		expect(result.error).toBeUndefined();
 		expect(smsSent()).toEqual(['Your table is ready']);
@@ -231,8 +219,8 @@ describe('failures that look like "not sent" while the server still sends (the r
 	});
 
 	it('the history shows the new SMS 1 s late: found by a later look-up, one SMS', async () => {
-		proxy.historyLag(1_000);
-		proxy.inject('POST', '/v1/sms', 'failAfter');
+		proxy().historyLag(1_000);
+		proxy().inject('POST', '/v1/sms', 'failAfter');
 		const result = await sendSms(['Your table is ready']);
 		expect(result.error).toBeUndefined();
 		expect(smsSent()).toEqual(['Your table is ready']);
@@ -241,7 +229,7 @@ describe('failures that look like "not sent" while the server still sends (the r
 	});
 
 	it('the API answers after the client gave up (it took 3.5 s, the timeout is 2 s): found, one SMS', async () => {
-		proxy.inject('POST', '/v1/sms', { forwardAfter: 3_500 });
+		proxy().inject('POST', '/v1/sms', { forwardAfter: 3_500 });
 		const result = await sendSms(['Your table is ready']);
 		expect(result.error).toBeUndefined();
 		expect(smsSent()).toEqual(['Your table is ready']);
@@ -253,7 +241,7 @@ describe('failures that look like "not sent" while the server still sends (the r
 	});
 
 	it('a call after a gateway 502 is never placed again, even when the history never shows it', async () => {
-		proxy.inject('POST', '/v1/calls', 'gatewayBefore');
+		proxy().inject('POST', '/v1/calls', 'gatewayBefore');
 		const result = await runWorkflow(
 			singleNodeWorkflow(
 				ACCOUNT,
@@ -279,9 +267,9 @@ describe('failures that look like "not sent" while the server still sends (the r
 describe('when the node stops on an error (Continue On Fail off)', () => {
 	it('the error lists the items carried out and those whose outcome is unknown, with what to check', async () => {
 		const unknownTo = '+447700900124';
-		proxy.injectWhen('POST', '/v1/sms', unknownTo, 'failAfter');
+		proxy().injectWhen('POST', '/v1/sms', unknownTo, 'failAfter');
 		const unreadable = { answer: 200, body: { success: true } };
-		proxy.injectWhen('GET', '/v1/sms', unknownTo, unreadable);
+		proxy().injectWhen('GET', '/v1/sms', unknownTo, unreadable);
 		const workflow = singleNodeWorkflow(ACCOUNT, {
 			resource: 'sms',
 			operation: 'send',
@@ -319,7 +307,7 @@ describe('when the node stops on an error (Continue On Fail off)', () => {
 describe('two executions sending the same text to the same number at once', () => {
 	it("the one whose outcome is unknown does not take the other's SMS: both SMS go", async () => {
 		// The first POST to reach the proxy fails before the server; the other goes through.
-		proxy.inject('POST', '/v1/sms', 'failBefore', 'pass');
+		proxy().inject('POST', '/v1/sms', 'failBefore', 'pass');
 		const [first, second] = await Promise.all([
 			sendSms(['Doors open at 7']),
 			sendSms(['Doors open at 7']),
@@ -349,7 +337,7 @@ describe('Call Create when the outcome of a creation is unknown', () => {
 		);
 
 	it('a manual call placed, answer lost: found in the call history, not placed again', async () => {
-		proxy.inject('POST', '/v1/calls', 'failAfter');
+		proxy().inject('POST', '/v1/calls', 'failAfter');
 		const result = await call({ mode: 'manual' });
 		expect(result.error).toBeUndefined();
 		expect(callsPlaced()).toHaveLength(1);
@@ -368,7 +356,7 @@ describe('Call Create when the outcome of a creation is unknown', () => {
 	});
 
 	it('an AI call not placed (500 before the server): not placed again, reported as unknown with what to check', async () => {
-		proxy.inject('POST', '/v1/calls', 'failBefore');
+		proxy().inject('POST', '/v1/calls', 'failBefore');
 		const result = await call({ mode: 'ai', customerName: 'Sam' });
 		expect(callsPlaced()).toHaveLength(0);
 		expect(posts('/v1/calls')).toHaveLength(1);
@@ -381,7 +369,7 @@ describe('Call Create when the outcome of a creation is unknown', () => {
 	});
 
 	it('an AI call placed, the connection dropped: found, not placed again', async () => {
-		proxy.inject('POST', '/v1/calls', 'dropAfter');
+		proxy().inject('POST', '/v1/calls', 'dropAfter');
 		const result = await call({ mode: 'ai', customerName: 'Sam' });
 		expect(result.error).toBeUndefined();
 		expect(callsPlaced()).toHaveLength(1);
@@ -395,7 +383,7 @@ describe('Call Create when the outcome of a creation is unknown', () => {
 	});
 
 	it('identical calls placed at once, one of them losing its answer: three calls, three records, each claimed once', async () => {
-		proxy.inject('POST', '/v1/calls', 'pass', 'failAfter', 'pass');
+		proxy().inject('POST', '/v1/calls', 'pass', 'failAfter', 'pass');
 		const result = await call({ mode: 'manual' }, 3);
 		expect(result.error).toBeUndefined();
 		expect(callsPlaced()).toHaveLength(3);
@@ -405,14 +393,7 @@ describe('Call Create when the outcome of a creation is unknown', () => {
 });
 
 describe('when the look-up cannot decide, the item fails with "unknown whether â€¦ check"', () => {
-	let stub: StubServer;
-	beforeAll(async () => {
-		stub = await startStubServer();
-	});
-	afterAll(() => stub.close());
-	beforeEach(() => {
-		stub.received.length = 0;
-	});
+	const stub = useStubServer();
 
 	const sms = (key = 'acc_lookup_test_0123456789', continueOnFail = false) =>
 		runWorkflow(
@@ -431,7 +412,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			),
 			{
 				credentials: {
-					commsAccountApi: { apiKey: key, baseUrl: stub.url },
+					commsAccountApi: { apiKey: key, baseUrl: stub().url },
 				},
 			},
 		);
@@ -446,7 +427,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 	});
 
 	it('two matching records nobody has claimed: ambiguous', async () => {
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' } },
 			{ status: 200, body: { success: true, messages: [record('SM1'), record('SM2')], count: 2 } },
 		);
@@ -454,11 +435,11 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		expect(result.error?.message).toMatch(
 			/HTTP 500.*unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: 2 matching SMS records.*not sent again.*look in the SMS history \(SMS â†’ Get Many\) for an SMS to \+447700900123 with this text since .* before running this item again/,
 		);
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
 	it('the look-up itself fails: not sent again, and the item says so', async () => {
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' } },
 			{ status: 200, body: '<html>login</html>', headers: { 'content-type': 'text/html' } },
 		);
@@ -467,11 +448,11 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		expect(item.json.error).toMatch(
 			/unknown whether the SMS was sent\. Looking it up in the SMS history could not settle it: the look-up itself failed/,
 		);
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
 	it('a record without a readable time cannot be told from an earlier one', async () => {
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' } },
 			{
 				status: 200,
@@ -480,7 +461,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		);
 		const result = await sms();
 		expect(result.error?.message).toMatch(/no readable time/);
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
 	it("nothing measured of the API's clock: an identical SMS from 20 s before (an API 20 s behind could have stamped this one so) is neither taken nor sent again", async () => {
@@ -490,19 +471,19 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			body: { success: true, messages: [earlier], count: 1 },
 			noDate: true,
 		};
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' }, noDate: true },
 			history,
 		);
 		const result = await sms('acc_nodate_test_0123456789');
 		expect(result.error?.message).toMatch(/not known well enough/);
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((r) => r.method)).toEqual(['POST', 'GET']);
 		const since = Date.parse(
-			new URLSearchParams(stub.received[1].url.split('?')[1]).get('since') as string,
+			new URLSearchParams(stub().received[1].url.split('?')[1]).get('since') as string,
 		);
 		// The look-up reaches back as far as any API's clock may be behind, and the floor.
-		expect(stub.received[0].at - since).toBeGreaterThanOrEqual(UNMEASURED_SKEW_MS);
-		expect(stub.received[0].at - since).toBeLessThanOrEqual(
+		expect(stub().received[0].at - since).toBeGreaterThanOrEqual(UNMEASURED_SKEW_MS);
+		expect(stub().received[0].at - since).toBeLessThanOrEqual(
 			UNMEASURED_SKEW_MS + SAME_MOMENT_MS + 1_000,
 		);
 	});
@@ -514,7 +495,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			body: { success: true, messages: [earlier], count: 1 },
 			noDate: true,
 		};
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' }, noDate: true },
 			history,
 			history,
@@ -536,7 +517,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 
 	it("an API 90 s ahead of n8n's (its Date header says so, and is not what tells): its own record is found", async () => {
 		const ahead = (ms: number) => new Date(Date.now() + 90_000 + ms);
-		stub.reply(
+		stub().reply(
 			{
 				status: 500,
 				body: { success: false, error: 'internal_error' },
@@ -558,13 +539,13 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			messageId: 'SM1',
 			recovered: 'foundInHistory',
 		});
-		expect(stub.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((r) => r.method)).toEqual(['POST', 'GET']);
 	});
 
 	it('a record from before the send is not taken for it: the SMS is sent again', async () => {
 		const old = { ...record('SM0'), sentAt: new Date(Date.now() - 60 * 60_000).toISOString() };
 		const history = { status: 200, body: { success: true, messages: [old], count: 1 } };
-		stub.reply(
+		stub().reply(
 			{ status: 500, body: { success: false, error: 'internal_error' } },
 			history,
 			history,
@@ -587,7 +568,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 			messageId: 'SM9',
 			recoveredAfter: 'HTTP 500',
 		});
-		expect(stub.received.map((r) => r.method)).toEqual([
+		expect(stub().received.map((r) => r.method)).toEqual([
 			'POST',
 			'GET',
 			'GET',

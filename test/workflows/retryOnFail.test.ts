@@ -5,17 +5,12 @@
  */
 import { runWorkflow } from '../../harness';
 import { TEST_NUMBERS } from '../../sandbox';
-import { type Fault, startFaultyProxy, type FaultyProxy } from '../support/faultyProxy';
-import { useSandbox } from '../support/sandbox';
+import { type Fault, useFaultyProxy } from '../support/faultyProxy';
+import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 const sandbox = useSandbox();
-let proxy: FaultyProxy;
-beforeAll(async () => {
-	proxy = await startFaultyProxy(sandbox().accountBaseUrl);
-});
-afterAll(() => proxy.close());
-beforeEach(() => proxy.reset());
+const proxy = useFaultyProxy(() => sandbox().accountBaseUrl);
 
 const RETRY = { retryOnFail: true, maxTries: 3, waitBetweenTries: 10 };
 
@@ -49,12 +44,7 @@ describe('Comms Account SMS Send with Retry On Fail (Max Tries 3)', () => {
 				options,
 			),
 			{
-				credentials: {
-					commsAccountApi: {
-						apiKey: sandbox().credentials.account.unrestricted,
-						baseUrl: sandbox().accountBaseUrl,
-					},
-				},
+				credentials: accountCredentials(sandbox()),
 				input: items(recipients.length, (i) => ({ to: recipients[i] })),
 			},
 		);
@@ -83,9 +73,9 @@ describe('Comms Account SMS Send with Retry On Fail (Max Tries 3)', () => {
 	});
 
 	it('an item whose outcome was unknown is not sent again by the next try', async () => {
-		proxy.inject('POST', '/v1/calls', 'failAfter');
+		proxy().inject('POST', '/v1/calls', 'failAfter');
 		const unreadable = { answer: 200, body: { success: true } };
-		proxy.inject('GET', '/v1/calls', unreadable, unreadable, unreadable, unreadable);
+		proxy().inject('GET', '/v1/calls', unreadable, unreadable, unreadable, unreadable);
 		const result = await runWorkflow(
 			withRetry('n8n-nodes-comms-api.commsAccount', {
 				resource: 'call',
@@ -95,30 +85,25 @@ describe('Comms Account SMS Send with Retry On Fail (Max Tries 3)', () => {
 				mode: 'ai',
 			}),
 			{
-				credentials: {
-					commsAccountApi: {
-						apiKey: sandbox().credentials.account.unrestricted,
-						baseUrl: proxy.url,
-					},
-				},
+				credentials: accountCredentials(
+					sandbox(),
+					sandbox().credentials.account.unrestricted,
+					proxy().url,
+				),
 			},
 		);
 		// The history look-up cannot read the page, so the outcome stays unknown.
 		expect(result.error?.message).toMatch(/unknown whether the call was placed/);
-		expect(proxy.log.filter((entry) => entry.method === 'POST')).toHaveLength(1);
+		expect(proxy().log.filter((entry) => entry.method === 'POST')).toHaveLength(1);
 	}, 30_000);
 });
 
 describe('Comms Unified with Retry On Fail (Max Tries 3)', () => {
-	let unifiedProxy: FaultyProxy;
-	beforeAll(async () => {
-		unifiedProxy = await startFaultyProxy(sandbox().accountBaseUrl);
-	});
-	afterAll(() => unifiedProxy.close());
+	const unifiedProxy = useFaultyProxy(() => sandbox().accountBaseUrl);
 
 	const runUnified = (...faults: Fault[]) => {
-		unifiedProxy.reset();
-		unifiedProxy.inject('POST', new URL(sandbox().unifiedUrl).pathname, 'pass', ...faults);
+		unifiedProxy().reset();
+		unifiedProxy().inject('POST', new URL(sandbox().unifiedUrl).pathname, 'pass', ...faults);
 		return runWorkflow(
 			withRetry('n8n-nodes-comms-api.commsUnified', {
 				resource: 'sms',
@@ -127,13 +112,11 @@ describe('Comms Unified with Retry On Fail (Max Tries 3)', () => {
 				message: 'Your parcel arrives today',
 			}),
 			{
-				credentials: {
-					commsUnifiedApi: {
-						apiKey: sandbox().credentials.unified.live,
-						endpointUrl: `${unifiedProxy.url}${new URL(sandbox().unifiedUrl).pathname}`,
-						webhookSecret: sandbox().credentials.webhookSecret,
-					},
-				},
+				credentials: unifiedCredentials(
+					sandbox(),
+					sandbox().credentials.unified.live,
+					`${unifiedProxy().url}${new URL(sandbox().unifiedUrl).pathname}`,
+				),
 				input: items(2, (i) => ({ to: ['+447700900123', '+447700900124'][i] })),
 			},
 		);
@@ -146,10 +129,10 @@ describe('Comms Unified with Retry On Fail (Max Tries 3)', () => {
 		};
 		const result = await runUnified(refusal, refusal, refusal);
 		expect(result.error?.message).toMatch(/not available for your account/);
-		const reached = unifiedProxy.log.filter((entry) => entry.serverStatus !== undefined);
+		const reached = unifiedProxy().log.filter((entry) => entry.serverStatus !== undefined);
 		expect(reached).toHaveLength(1);
 		// Each try asked again for item 2 (refused, so nothing was done): 1 + 3 requests.
-		expect(unifiedProxy.log).toHaveLength(4);
+		expect(unifiedProxy().log).toHaveLength(4);
 	});
 
 	it('SMS: item 2 meets a code the API does not document: unknown, so no try sends it again', async () => {
@@ -161,6 +144,6 @@ describe('Comms Unified with Retry On Fail (Max Tries 3)', () => {
 		expect(result.error?.message).toMatch(
 			/INVALID_PARAMETERS.*unknown whether the sms request was carried out/,
 		);
-		expect(unifiedProxy.log).toHaveLength(2);
+		expect(unifiedProxy().log).toHaveLength(2);
 	});
 });

@@ -12,9 +12,13 @@ import * as path from 'node:path';
 import { NodeHelpers, type INode } from 'n8n-workflow';
 
 import { HarnessNodeTypes, runWorkflow, WebhookHarness, type WorkflowJson } from '../../harness';
+import { forgetCredentials } from '../../nodes/CommsUnified/trigger/credentialCache';
 import { TEST_NUMBERS, UNIFIED_KEYS } from '../../sandbox';
 import { unifiedApi } from '../sandbox/helpers';
 import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
+
+// The Unified Trigger keeps the credential it verified with for a minute: its timer must not outlive the file.
+afterAll(forgetCredentials);
 
 const saved = JSON.parse(
 	fs.readFileSync(path.join(__dirname, 'fixtures', 'saved-workflow-2026-11.json'), 'utf8'),

@@ -12,16 +12,11 @@ import { CREDENTIAL_REFS, runWorkflow, START, type WorkflowJson } from '../../ha
 import { CommsUnified } from '../../nodes/CommsUnified/CommsUnified.node';
 import { TEST_NUMBERS } from '../../sandbox';
 import { asTool, ConnectionAgent, EngineAgent, type ScriptedCalls } from '../support/agents';
-import { type FaultyProxy, startFaultyProxy } from '../support/faultyProxy';
+import { useFaultyProxy } from '../support/faultyProxy';
 import { useSandbox } from '../support/sandbox';
 
 const sandbox = useSandbox();
-let proxy: FaultyProxy;
-beforeAll(async () => {
-	proxy = await startFaultyProxy(sandbox().url);
-});
-afterAll(() => proxy.close());
-beforeEach(() => proxy.reset());
+const proxy = useFaultyProxy(() => sandbox().url);
 
 const unifiedPath = () => new URL(sandbox().unifiedUrl).pathname;
 const nodeTypes = {
@@ -71,13 +66,13 @@ const run = (kind: AgentKind, script: ScriptedCalls, retryOnFail = false) =>
 		credentials: {
 			commsUnifiedApi: {
 				apiKey: sandbox().credentials.unified.live,
-				endpointUrl: `${proxy.url}${unifiedPath()}`,
+				endpointUrl: `${proxy().url}${unifiedPath()}`,
 			},
 		},
 		nodeTypes,
 	});
 
-const posts = () => proxy.log.filter((entry) => entry.method === 'POST');
+const posts = () => proxy().log.filter((entry) => entry.method === 'POST');
 const sentTo = () =>
 	sandbox()
 		.requests()
@@ -91,7 +86,7 @@ describe.each<[AgentKind, string]>([
 	['connection', 'like AI Agent 2.2 (getInputConnectionData)'],
 ])('a Comms Unified tool called by an agent %s', (kind, how) => {
 	it(`${how}: Retry On Fail (Max Tries 3) after an SMS whose outcome is unknown sends it once`, async () => {
-		proxy.inject('POST', unifiedPath(), 'gatewayAfter');
+		proxy().inject('POST', unifiedPath(), 'gatewayAfter');
 		const result = await run(kind, [[CALL]], true);
 		expect(result.error).toBeUndefined();
 		// n8n's tries: at one run index when the engine runs the tool, at the next each time when
@@ -102,7 +97,7 @@ describe.each<[AgentKind, string]>([
 	});
 
 	it(`${how}: the model asking again with the same arguments right after gets the same answer, and nothing is sent again; other arguments are sent`, async () => {
-		proxy.inject('POST', unifiedPath(), 'gatewayAfter');
+		proxy().inject('POST', unifiedPath(), 'gatewayAfter');
 		const other = { To: '+447700900124', Message: 'Your order is ready' };
 		const result = await run(kind, [[CALL], [CALL], [other]]);
 		expect(result.error).toBeUndefined();

@@ -5,35 +5,18 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { runWorkflow } from '../../harness';
 import { CommsUnified } from '../../nodes/CommsUnified/CommsUnified.node';
 import { TEST_NUMBERS, UNIFIED_DEFAULT_FROM } from '../../sandbox';
-import { unifiedCredentials, useSandbox } from '../support/sandbox';
-import { items, singleNodeWorkflow } from '../support/workflows';
+import { type NodeRun, runNode, unifiedRequests, useSandbox } from '../support/sandbox';
+import { items } from '../support/workflows';
 
 const UNIFIED = 'n8n-nodes-comms-api.commsUnified';
 const sandbox = useSandbox();
 
-type Input = ReturnType<typeof items>;
+const run = (parameters: INodeParameters, options?: NodeRun) =>
+	runNode(sandbox(), 'unified', parameters, options);
 
-function run(
-	parameters: INodeParameters,
-	{
-		input = items(1),
-		continueOnFail = false,
-		key,
-	}: { input?: Input; continueOnFail?: boolean; key?: string } = {},
-) {
-	return runWorkflow(singleNodeWorkflow(UNIFIED, parameters, { continueOnFail }), {
-		credentials: unifiedCredentials(sandbox(), key),
-		input,
-	});
-}
-
-const posts = () =>
-	sandbox()
-		.requests()
-		.filter((r) => r.api === 'unified');
+const posts = () => unifiedRequests(sandbox());
 const credits = async () => (await sandbox().control.balances()).unifiedCreditsPence;
 
 const call = (extra: INodeParameters = {}): INodeParameters => ({

@@ -9,8 +9,8 @@ import type { INodeParameters, IRun } from 'n8n-workflow';
 import { runWorkflow } from '../../harness';
 import { UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';
 import { captureLogs } from '../support/logs';
-import { unifiedCredentials, useSandbox } from '../support/sandbox';
-import { startStubServer, type StubServer } from '../support/stubServer';
+import { unifiedCredentials, unifiedRequests, useSandbox } from '../support/sandbox';
+import { useStubServer } from '../support/stubServer';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 const UNIFIED = 'n8n-nodes-comms-api.commsUnified';
@@ -46,10 +46,7 @@ async function run(
 	return result;
 }
 
-const posts = () =>
-	sandbox()
-		.requests()
-		.filter((r) => r.api === 'unified');
+const posts = () => unifiedRequests(sandbox());
 const sms: INodeParameters = {
 	resource: 'sms',
 	operation: 'send',
@@ -187,20 +184,16 @@ describe.each(['http', 'always200'] as const)(
 );
 
 describe('against a server that echoes the key', () => {
-	let stub: StubServer;
+	const stub = useStubServer();
 	const KEY = 'key_live_ECHOED_unified_0123456789';
 	const SECRET = 'whsec_ECHOED_secret_0123456789';
-	beforeAll(async () => {
-		stub = await startStubServer();
-	});
-	afterAll(() => stub.close());
 	const credentials = () => ({
-		commsUnifiedApi: { apiKey: KEY, endpointUrl: `${stub.url}/unified`, webhookSecret: SECRET },
+		commsUnifiedApi: { apiKey: KEY, endpointUrl: `${stub().url}/unified`, webhookSecret: SECRET },
 	});
 	const echo = { api_key: KEY, note: `key ${KEY} secret ${SECRET}` };
 
 	it('a success that carries the key in its result and billing: the output has none of it', async () => {
-		stub.reply({
+		stub().reply({
 			status: 200,
 			body: {
 				success: true,
@@ -219,7 +212,7 @@ describe('against a server that echoes the key', () => {
 		const result = await run(sms, { credentials: credentials() });
 		expect(result.error).toBeUndefined();
 		expect(result.output('Node')[0].json.message_id).toBe('m1');
-		expect(JSON.parse(stub.received[0].body).api_key).toBe(KEY); // it did travel in the body
+		expect(JSON.parse(stub().received[0].body).api_key).toBe(KEY); // it did travel in the body
 		expect(JSON.stringify(result.run)).not.toMatch(/ECHOED/);
 	});
 
@@ -241,13 +234,13 @@ describe('against a server that echoes the key', () => {
 					topUpUrl: `https://example.com/top-up?key=${KEY}`,
 					...echo,
 				};
-				stub.reply({ status: answer, body });
+				stub().reply({ status: answer, body });
 				const failed = await run(sms, { credentials: credentials() });
 				expect(failed.error?.message).toMatch(message);
 				expect(
 					(failed.error as unknown as { context: Record<string, unknown> }).context.apiCode,
 				).toBe(code);
-				stub.reply({ status: answer, body });
+				stub().reply({ status: answer, body });
 				const continued = await run(sms, {
 					credentials: credentials(),
 					input: items(3),
@@ -263,13 +256,12 @@ describe('against a server that echoes the key', () => {
 	);
 
 	it('a connection dropped after sending: not sent again, and nothing leaks', async () => {
-		stub.received.length = 0;
-		stub.reply({ drop: true });
+		stub().reply({ drop: true });
 		const result = await run(sms, { credentials: credentials(), continueOnFail: true });
 		expect(result.output('Node')[0].json.error).toMatch(
 			/unknown whether the sms request was carried out/,
 		);
-		expect(stub.received).toHaveLength(1);
+		expect(stub().received).toHaveLength(1);
 		expect(JSON.stringify(result.run)).not.toMatch(/ECHOED/);
 	});
 });

@@ -10,28 +10,22 @@ import type { INode, INodeParameters } from 'n8n-workflow';
 import { CREDENTIAL_REFS, runWorkflow, START, type WorkflowJson } from '../../harness';
 import { TEST_NUMBERS, UNIFIED_KEYS } from '../../sandbox';
 import { startFaultyProxy } from '../support/faultyProxy';
-import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
+import {
+	accountCredentials,
+	type NodeRun,
+	runNode,
+	unifiedCredentials,
+	unifiedRequests,
+	useSandbox,
+} from '../support/sandbox';
 import { items, singleNodeWorkflow } from '../support/workflows';
 
 const UNIFIED = 'n8n-nodes-comms-api.commsUnified';
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
 const sandbox = useSandbox();
 
-type Input = ReturnType<typeof items>;
-
-function run(
-	parameters: INodeParameters,
-	{
-		input = items(1),
-		continueOnFail = false,
-		key,
-	}: { input?: Input; continueOnFail?: boolean; key?: string } = {},
-) {
-	return runWorkflow(singleNodeWorkflow(UNIFIED, parameters, { continueOnFail }), {
-		credentials: unifiedCredentials(sandbox(), key),
-		input,
-	});
-}
+const run = (parameters: INodeParameters, options?: NodeRun) =>
+	runNode(sandbox(), 'unified', parameters, options);
 
 /** Start → each node in turn, all with Continue On Fail when asked. */
 function chain(
@@ -60,10 +54,7 @@ function chain(
 	return { nodes: [START, ...built], connections };
 }
 
-const posts = () =>
-	sandbox()
-		.requests()
-		.filter((r) => r.api === 'unified');
+const posts = () => unifiedRequests(sandbox());
 const credits = async () => (await sandbox().control.balances()).unifiedCreditsPence;
 /** Different recipients, so nothing orders the items but the runner. */
 const recipients = (n: number) =>

@@ -244,6 +244,16 @@ describe('signed events start the workflow', () => {
 		expect(item.json.message_id).toBe('usms_delivered');
 	});
 
+	it.each<[string, (hex: string) => string]>([
+		['upper-case hex', (hex) => hex.toUpperCase()],
+		['a sha256= prefix', (hex) => `sha256=${hex}`],
+	])('takes the signature in %s over the raw bytes', async (_form, form) => {
+		const body = JSON.stringify(payload('call.completed'));
+		const call = await harness().deliver(signed(body, { 'x-signature': form(sign(body)) }));
+		expect(call.reply.status).toBe(200);
+		expect((await call.execution!).error).toBeUndefined();
+	});
+
 	it('takes the signature from the Signature Header option, with a sha256= prefix', async () => {
 		const h = harness({ options: { signatureHeader: 'X-Hub-Signature-256' } });
 		const body = JSON.stringify(payload('email.bounced'));
@@ -318,7 +328,9 @@ describe('refusals: 401, no execution, nothing of the secret or the expected sig
 		return bytes;
 	};
 
-	const cases: Array<[string, { headers: Record<string, string>; body: string | Buffer }]> = [
+	const cases: Array<
+		[string, { headers: Record<string, string | string[]>; body: string | Buffer }]
+	> = [
 		['no signature header', { headers: { 'content-type': 'application/json' }, body }],
 		[
 			'an empty signature',
@@ -331,6 +343,23 @@ describe('refusals: 401, no execution, nothing of the secret or the expected sig
 		[
 			'a signature that is not hex',
 			{ headers: { 'content-type': 'application/json', 'x-signature': 'g'.repeat(64) }, body },
+		],
+		[
+			'a base64 signature',
+			{
+				headers: {
+					'content-type': 'application/json',
+					'x-signature': Buffer.from(expected, 'hex').toString('base64'),
+				},
+				body,
+			},
+		],
+		[
+			'two signature headers',
+			{
+				headers: { 'content-type': 'application/json', 'x-signature': [expected, expected] },
+				body,
+			},
 		],
 		[
 			'a truncated signature',
@@ -407,6 +436,7 @@ describe('refusals: 401, no execution, nothing of the secret or the expected sig
 	it.each(cases)('%s', async (_label, request) => {
 		const h = harness();
 		const call = await h.deliver(request);
+		expect(call.error).toBeUndefined();
 		expect(call.reply.status).toBe(401);
 		expect(call.reply.json).toEqual({ message: 'Unauthorized' });
 		expect(call.execution).toBeUndefined();

@@ -6,7 +6,7 @@
  */
 import { runCredentialTest, runWorkflow } from '../../harness';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
-import { startStubServer, type StubServer } from '../support/stubServer';
+import { useStubServer } from '../support/stubServer';
 import { singleNodeWorkflow } from '../support/workflows';
 
 const ACCOUNT_KEY = 'acc_wrong_address_0123456789';
@@ -19,23 +19,18 @@ const html = (status = 200) => ({
 	headers: { 'content-type': 'text/html; charset=utf-8' },
 });
 
-let stub: StubServer;
-beforeAll(async () => {
-	stub = await startStubServer();
-});
-afterAll(() => stub.close());
-beforeEach(() => {
-	stub.received.length = 0;
-});
+const stub = useStubServer();
 
 const ACCOUNT = 'n8n-nodes-comms-api.commsAccount';
-const accountCredentials = () => ({ commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: stub.url } });
+const accountCredentials = () => ({
+	commsAccountApi: { apiKey: ACCOUNT_KEY, baseUrl: stub().url },
+});
 const unifiedCredentials = () => ({
-	commsUnifiedApi: { apiKey: UNIFIED_KEY, endpointUrl: `${stub.url}/unified` },
+	commsUnifiedApi: { apiKey: UNIFIED_KEY, endpointUrl: `${stub().url}/unified` },
 });
 
 function expectWrongAddress(message: string | undefined, api: 'Account' | 'Unified') {
-	expect(message).toContain(`The address ${stub.url}`);
+	expect(message).toContain(`The address ${stub().url}`);
 	expect(message).toContain(`does not answer like the Comms ${api} API`);
 	expect(message).not.toContain(ACCOUNT_KEY);
 	expect(message).not.toContain(UNIFIED_KEY);
@@ -53,7 +48,7 @@ describe('Comms Account node at an address that is not the API', () => {
 	};
 
 	it('SMS Send fails clearly instead of "succeeding" with the page cut into characters', async () => {
-		stub.reply(html());
+		stub().reply(html());
 		const result = await runWorkflow(singleNodeWorkflow(ACCOUNT, sms), {
 			credentials: accountCredentials(),
 		});
@@ -63,11 +58,11 @@ describe('Comms Account node at an address that is not the API', () => {
 		// A page is no proof that nothing was sent: the outcome is unknown, and the one look-up
 		// cannot read a history there either. Never sent again.
 		expect(result.error?.message).toMatch(/unknown whether the SMS was sent/);
-		expect(stub.received.map((request) => request.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((request) => request.method)).toEqual(['POST', 'GET']);
 	});
 
 	it('SMS Send with Continue On Fail gives an error item, not a success', async () => {
-		stub.reply(html());
+		stub().reply(html());
 		const result = await runWorkflow(singleNodeWorkflow(ACCOUNT, sms, { continueOnFail: true }), {
 			credentials: accountCredentials(),
 		});
@@ -77,7 +72,7 @@ describe('Comms Account node at an address that is not the API', () => {
 	});
 
 	it('SMS Get Many does not return 0 items as if there were no messages', async () => {
-		stub.reply(html());
+		stub().reply(html());
 		const result = await runWorkflow(
 			singleNodeWorkflow(ACCOUNT, { resource: 'sms', operation: 'getAll', returnAll: true }),
 			{ credentials: accountCredentials() },
@@ -86,7 +81,7 @@ describe('Comms Account node at an address that is not the API', () => {
 	});
 
 	it('Number Get Many likewise, and a redirect to a login page too', async () => {
-		stub.reply({ status: 302, body: '', headers: { location: 'https://login.example.com/' } });
+		stub().reply({ status: 302, body: '', headers: { location: 'https://login.example.com/' } });
 		const result = await runWorkflow(
 			singleNodeWorkflow(ACCOUNT, { resource: 'number', operation: 'getAll', returnAll: true }),
 			{ credentials: accountCredentials() },
@@ -96,7 +91,7 @@ describe('Comms Account node at an address that is not the API', () => {
 	});
 
 	it('a JSON service of another kind is not the API either', async () => {
-		stub.reply({ status: 200, body: { status: 'ok', data: [] } });
+		stub().reply({ status: 200, body: { status: 'ok', data: [] } });
 		const result = await runWorkflow(
 			singleNodeWorkflow(ACCOUNT, { resource: 'number', operation: 'getAll', returnAll: true }),
 			{ credentials: accountCredentials() },
@@ -106,12 +101,12 @@ describe('Comms Account node at an address that is not the API', () => {
 	});
 
 	it('a 404 page from a web app says the address is wrong, not "not found"', async () => {
-		stub.reply(html(404));
+		stub().reply(html(404));
 		const result = await runWorkflow(singleNodeWorkflow(ACCOUNT, sms), {
 			credentials: accountCredentials(),
 		});
 		expectWrongAddress(result.error?.message, 'Account');
-		expect(stub.received.map((request) => request.method)).toEqual(['POST', 'GET']);
+		expect(stub().received.map((request) => request.method)).toEqual(['POST', 'GET']);
 	});
 });
 
@@ -129,7 +124,7 @@ describe('the Unified API at an address that is not the API', () => {
 		['JSON without the envelope', { status: 200, body: { ok: true } }],
 		['an envelope without a result', { status: 200, body: { success: true } }],
 	])('fails on %s with HTTP 200', async (_what, reply) => {
-		stub.reply(reply);
+		stub().reply(reply);
 		const result = await runWorkflow(singleNodeWorkflow(PROBE_TYPE, probe), {
 			credentials: unifiedCredentials(),
 			nodeTypes,
@@ -138,7 +133,7 @@ describe('the Unified API at an address that is not the API', () => {
 		expect((result.error as unknown as { description: string }).description).toMatch(
 			/Endpoint URL/,
 		);
-		expect(stub.received).toHaveLength(1);
+		expect(stub().received).toHaveLength(1);
 	});
 });
 
@@ -152,14 +147,14 @@ describe('credential tests at an address that is not the API', () => {
 		['JSON of another service', { status: 200, body: { status: 'ok' } }],
 		["the API's envelope without its numbers", { status: 200, body: { success: true } }],
 	])('the Account test fails on %s', async (_what, reply) => {
-		stub.reply(reply);
+		stub().reply(reply);
 		const result = await account();
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/does not answer like the Comms Account API|Base URL/);
 	});
 
 	it("the Account test passes on the API's own answer", async () => {
-		stub.reply({
+		stub().reply({
 			status: 200,
 			body: {
 				success: true,
@@ -236,28 +231,32 @@ describe('credential tests at an address that is not the API', () => {
 	])(
 		'the Unified test fails on %s ("Connection successful!" only when the API shows it accepted the key)',
 		async (_what, reply, message) => {
-			stub.reply(reply);
+			stub().reply(reply);
 			const result = await unified();
 			expect(result.status).toBe('Error');
 			expect(result.message).toMatch(message);
 		},
 	);
 
-	it('a redirect is not followed by either test, so the key is not carried to another host', async () => {
-		const elsewhere = await startStubServer();
-		try {
-			stub.reply({ status: 302, body: '', headers: { location: `${elsewhere.url}/v1/numbers` } });
-			expect((await account()).status).toBe('Error');
-			stub.reply({ status: 307, body: '', headers: { location: `${elsewhere.url}/unified` } });
-			expect((await unified()).status).toBe('Error');
-			expect(elsewhere.received).toHaveLength(0);
-		} finally {
-			await elsewhere.close();
-		}
+	describe('a redirect to another host', () => {
+		const elsewhere = useStubServer();
+		it.each([301, 302, 307, 308])(
+			'%i: followed neither by a node nor by either test, so the key is not carried there',
+			async (status) => {
+				stub().reply({ status, body: '', headers: { location: `${elsewhere().url}/v1/numbers` } });
+				await runWorkflow(
+					singleNodeWorkflow(ACCOUNT, { resource: 'number', operation: 'getAll', returnAll: true }),
+					{ credentials: accountCredentials() },
+				);
+				expect((await account()).status).toBe('Error');
+				expect((await unified()).status).toBe('Error');
+				expect(elsewhere().received).toEqual([]);
+			},
+		);
 	});
 
 	it("the Unified test passes on the API's envelope refusing the empty request for its parameters", async () => {
-		stub.reply({
+		stub().reply({
 			status: 400,
 			body: {
 				success: false,
@@ -267,7 +266,7 @@ describe('credential tests at an address that is not the API', () => {
 			},
 		});
 		expect(await unified()).toEqual({ status: 'OK', message: 'Connection successful!' });
-		stub.reply({
+		stub().reply({
 			status: 200,
 			body: {
 				success: false,
