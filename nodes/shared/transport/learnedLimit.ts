@@ -37,7 +37,7 @@
  *   request a little before the window frees (accepted: bisection resumes, down to the
  *   documented rate). The next of each twice as late after a refused one (1 s, at most 5 s), and
  *   the 429s they cost under 1% of the requests accepted, or one a documented window; a key
- *   kept waiting a quarter window or more probes again half a documented window after the last
+ *   kept waiting a quarter window or more probes again a documented window after the last
  *   refused probe, whatever that budget (the others may have finished).
  * - After any refusal, and for a window's first two cycles, a cycle's first request goes alone:
  *   a refusal then costs one 429, not every request in flight.
