@@ -85,6 +85,36 @@ describe('the first refusal', () => {
 		await clock.advance(1);
 		expect(q.granted).toHaveLength(3);
 	});
+
+	it('...but never past a documented window after the first such refusal: what filled the window then has left it by that moment', async () => {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter(DOCUMENTED, clock);
+		const q = queue(limiter, clock);
+		// Refused at 0, 1, 3, 7, 15 and 31 s: the doubling would hold the next 32 s, to 63 s.
+		let refusedAt = 0;
+		for (let i = 0; i < 6; i++) {
+			q.ask(1);
+			await clock.advance(Math.max(0, refusedAt - clock.now()));
+			await flush();
+			expect(q.granted).toHaveLength(i + 1);
+			expect(clock.now()).toBe(refusedAt);
+			q.granted[i].release('rateLimited');
+			refusedAt += 1000 * 2 ** i;
+		}
+		expect(clock.now()).toBe(31_000);
+		q.ask(1);
+		await clock.advance(60_000 - 31_000 - 1);
+		expect(q.granted).toHaveLength(6);
+		await clock.advance(1);
+		expect(q.granted).toHaveLength(7);
+		// Refused again there (the others still send): a whole window next, as the doubling has it.
+		q.granted[6].release('rateLimited');
+		q.ask(1);
+		await clock.advance(60_000 - 1);
+		expect(q.granted).toHaveLength(7);
+		await clock.advance(1);
+		expect(q.granted).toHaveLength(8);
+	});
 });
 
 describe('a cycle whose first request is refused', () => {

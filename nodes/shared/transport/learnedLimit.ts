@@ -30,15 +30,18 @@
  *   window): the allowance is cut to what the server had of ours in the window (the share; in
  *   the first cycles, what this cycle got, as the first burst may have crossed a fixed window's
  *   turn). A refusal with nothing of ours in the window (someone else's) holds the key, longer
- *   each time; a single refusal at a window that has held for cycles lengthens it by 5%.
+ *   each time (before anything was learnt, never past a documented window after the first such
+ *   refusal: all that filled the window then has left it); a single refusal at a window that
+ *   has held for cycles lengthens it by 5%.
  * - **Probes for more** (no ratchet that only goes down): in the documented window, one request
  *   past the allowance, and a second at once; both accepted, more follow, doubling, until one is
  *   refused (a few only: refilled tokens, not room; they go back); in a shorter window, one
  *   request a little before the window frees (accepted: bisection resumes, down to the
  *   documented rate). The next of each twice as late after a refused one (1 s, at most 5 s), and
  *   the 429s they cost under 1% of the requests accepted, or one a documented window; a key
- *   kept waiting a quarter window or more probes again a documented window after the last
- *   refused probe, whatever that budget (the others may have finished).
+ *   kept waiting a quarter window or more probes again, whatever that budget, once a cycle of
+ *   its own has started since the last refused probe, or a documented window after it (the
+ *   others may have finished): at most one refused a cycle.
  * - After any refusal, and for a window's first two cycles, a cycle's first request goes alone:
  *   a refusal then costs one 429, not every request in flight.
  */
@@ -107,9 +110,17 @@ export class LearnedLimit extends LimitRefusals {
 		// it); a shorter window gives more by shortening, which window probes find.
 		const shares = windowMs * CLOSE > this.documented.windowMs;
 		if (shares && frees - now >= windowMs * QUIET && this.trialFromMs === undefined) {
-			// A long wait: once a while has passed since the last refused probe, one goes anyway
-			// (the other processes may have finished; the budget alone once left a key idle 58 s).
-			const again = bisecting ? Infinity : this.probeAgainAt();
+			// A long wait: one goes anyway, whatever the budget, once a cycle of its own has started
+			// since the last refused probe (at most one refused a cycle: a key learning its share
+			// while a window full of others' requests turned spent its budget there, and crawled
+			// at that share for minutes after they finished), or, unless bisecting, a while after
+			// (the others may have finished; the budget alone once left a key idle 58 s).
+			const again =
+				this.cycleAt > this.probeRefusedAt
+					? this.cycleAt
+					: bisecting
+						? Infinity
+						: this.probeAgainAt();
 			if ((free || now >= again) && now >= allowance.at)
 				return { kind: 'allowanceProbe', windowMs };
 			if (again > now) wake = Math.min(wake, again);

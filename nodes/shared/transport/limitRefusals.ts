@@ -62,23 +62,29 @@ export abstract class LimitRefusals extends LimitState {
 	/**
 	 * A refusal with nothing of ours accepted in the window (another process filled it): hold
 	 * the key, longer each time: a learnt window, growing; before anything was learnt, a second
-	 * (a sixtieth of the documented window), doubling up to the documented window.
+	 * (a sixtieth of the documented window), doubling up to the documented window, but never
+	 * past a documented window after the first such refusal: whatever filled the window then
+	 * has left it by that moment, so a key that joined a full window is not left idle up to 30 s
+	 * after the others finished (the doubling alone had it wake at 1, 3, 7, 15, 31, 63 s).
 	 */
-	protected emptyWindow(): number {
+	protected emptyWindow(now: number): number {
 		this.careful = true;
 		this.grantsAtCut = this.grants;
 		this.allowanceCut = false;
 		const tries = this.emptyRefusals++;
-		if (!this.learned)
-			return Math.min(this.documented.windowMs, (this.documented.windowMs / 60) * 2 ** tries);
-		return Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** tries);
+		if (tries === 0) this.emptySince = now;
+		if (this.learned) return Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** tries);
+		const { windowMs } = this.documented;
+		const doubling = Math.min(windowMs, (windowMs / 60) * 2 ** tries);
+		const turned = this.emptySince + windowMs - now;
+		return turned > 0 ? Math.min(doubling, turned) : doubling;
 	}
 
 	/** The first refusal: the allowance is what was accepted, the window the documented rate's. */
 	protected firstCut(now: number, ticket: Ticket, places: PlaceCounts): number {
 		const acceptedWithin = (windowMs: number) =>
 			places.acceptedSentIn(ticket.sentAt - windowMs, ticket.sentAt);
-		if (acceptedWithin(this.windowMs) === 0) return this.emptyWindow();
+		if (acceptedWithin(this.windowMs) === 0) return this.emptyWindow(now);
 		let windowMs = this.documented.windowMs;
 		for (;;) {
 			const next = this.floorMs(acceptedWithin(windowMs));
@@ -104,7 +110,7 @@ export abstract class LimitRefusals extends LimitState {
 	 */
 	protected lengthen(now: number, ticket: Ticket, places: PlaceCounts): number {
 		if (places.acceptedSentIn(ticket.sentAt - this.maxWindowMs(), ticket.sentAt) === 0)
-			return this.emptyWindow();
+			return this.emptyWindow(now);
 		if (this.exploring) this.probeRefused(now, 1, 'window');
 		const documentedMs = this.documented.windowMs;
 		this.tooShortMs = Math.max(this.tooShortMs, this.windowMs);
@@ -161,7 +167,7 @@ export abstract class LimitRefusals extends LimitState {
 	protected cutAllowance(now: number, ticket: Ticket, places: PlaceCounts): number {
 		const from = ticket.sentAt - this.windowMs - this.roundTripMs();
 		const share = this.heldBefore(ticket, places);
-		if (share === 0) return this.emptyWindow();
+		if (share === 0) return this.emptyWindow(now);
 		// In the first cycles after the first refusal, what that first burst left in the window
 		// is not ours to count: it may have crossed a fixed window's turn, or emptied a bucket.
 		const firstBurstIn = from < this.learnedAt;

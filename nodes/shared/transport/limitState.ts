@@ -56,10 +56,11 @@ export const GROWN_KEPT = 4;
 export const PROBE_BUDGET = 0.01;
 /**
  * A key kept waiting a quarter window or more for a place probes for more once this share of
- * the documented window has passed since the last refused probe, whatever the probes' budget:
- * the other processes sharing the key may have finished, and a window is long to wait. A whole
- * window: so a process alone on a server stricter than documented, which waits that long every
- * cycle, still costs at most one refused probe a window (half a window doubled its probes' 429s).
+ * the documented window has passed since the last refused probe (or a cycle of its own has
+ * started since), whatever the probes' budget: the other processes sharing the key may have
+ * finished, and a window is long to wait. A whole window: so a process alone on a server
+ * stricter than documented, which waits that long every cycle, still costs at most one refused
+ * probe a window (half a window doubled its probes' 429s).
  */
 export const PROBE_AGAIN = 1;
 /** Round trips remembered for the documented rate's spacing. */
@@ -109,7 +110,9 @@ export abstract class LimitState {
 	/** 429s that looking for more cost, and when the last came. */
 	protected probeRefusals = 0;
 	protected probeRefusedAt = -Infinity;
+	/** Refusals in a row with nothing of ours in the window, and when the first came. */
 	protected emptyRefusals = 0;
+	protected emptySince = 0;
 	/** When the first refusal came. */
 	protected learnedAt = 0;
 	/** Round trips (dispatch to answer) of the last accepted requests. */
