@@ -107,13 +107,20 @@ describe('the first refusal', () => {
 		expect(q.granted).toHaveLength(6);
 		await clock.advance(1);
 		expect(q.granted).toHaveLength(7);
-		// Refused again there (the others still send): a whole window next, as the doubling has it.
+		// Refused there (the others still send): the doubling's own wake, 63 s, still holds (not a
+		// whole window from now), and after it the doubling goes on, up to a window.
 		q.granted[6].release('rateLimited');
 		q.ask(1);
-		await clock.advance(60_000 - 1);
+		await clock.advance(63_000 - 60_000 - 1);
 		expect(q.granted).toHaveLength(7);
 		await clock.advance(1);
 		expect(q.granted).toHaveLength(8);
+		q.granted[7].release('rateLimited');
+		q.ask(1);
+		await clock.advance(60_000 - 1);
+		expect(q.granted).toHaveLength(8);
+		await clock.advance(1);
+		expect(q.granted).toHaveLength(9);
 	});
 });
 

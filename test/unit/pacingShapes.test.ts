@@ -283,12 +283,15 @@ describe('several clients on one key (n8n workers in queue mode)', () => {
 		);
 	});
 
-	it('two on a server of 10 a second: nothing fails, within 1.10 of the least time', async () => {
-		const result = await run(one({ kind: 'sliding', perWindow: 10, windowMs: 1000 }), [
-			asNode(300),
-			asNode(300, 300),
-		]);
-		// They take turns at the window rather than share it: more 429s than alone (about 6%).
-		expectPaced(result, { most429: 0.1 });
-	});
+	// Three: 1.69 times the least when the last to get in, refused at the turn of its first
+	// documented window, was then held a whole window.
+	it.each([2, 3])(
+		'%i on a server of 10 a second: nothing fails, within 1.10 of the least time',
+		async (count) => {
+			const clients = Array.from({ length: count }, (_, k) => asNode(300, k * 300));
+			const result = await run(one({ kind: 'sliding', perWindow: 10, windowMs: 1000 }), clients);
+			// They take turns at the window rather than share it: more 429s than alone (about 6%).
+			expectPaced(result, { most429: 0.1 });
+		},
+	);
 });

@@ -198,6 +198,7 @@ export class LearnedLimit extends LimitRefusals {
 		this.lastAcceptedAt = now;
 		this.acceptedCount++;
 		this.emptyRefusals = 0;
+		this.emptyWakeAt = -Infinity;
 		this.roundTrips.push(now - ticket.sentAt);
 		if (this.roundTrips.length > ROUND_TRIPS) this.roundTrips.shift();
 		const ceiling = this.documented.perWindow;

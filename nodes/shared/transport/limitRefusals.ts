@@ -62,22 +62,28 @@ export abstract class LimitRefusals extends LimitState {
 	/**
 	 * A refusal with nothing of ours accepted in the window (another process filled it): hold
 	 * the key, longer each time: a learnt window, growing; before anything was learnt, a second
-	 * (a sixtieth of the documented window), doubling up to the documented window, but never
-	 * past a documented window after the first such refusal: whatever filled the window then
-	 * has left it by that moment, so a key that joined a full window is not left idle up to 30 s
-	 * after the others finished (the doubling alone had it wake at 1, 3, 7, 15, 31, 63 s).
+	 * (a sixtieth of the documented window), doubling up to the documented window; and one
+	 * request a documented window after the first such refusal, if the doubling would wake later:
+	 * whatever filled the window then has left it by that moment, so a key that joined a full
+	 * window is not left idle up to 30 s after the others finished (the doubling alone woke it at
+	 * 1, 3, 7, 15, 31, 63 s). That one refused, the doubling's own wake still holds.
 	 */
 	protected emptyWindow(now: number): number {
 		this.careful = true;
 		this.grantsAtCut = this.grants;
 		this.allowanceCut = false;
+		if (this.learned) {
+			const tries = this.emptyRefusals++;
+			return Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** tries);
+		}
+		// Refused at the turn, before the doubling's next wake: that wake still holds.
+		if (now < this.emptyWakeAt) return this.emptyWakeAt - now;
 		const tries = this.emptyRefusals++;
 		if (tries === 0) this.emptySince = now;
-		if (this.learned) return Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** tries);
 		const { windowMs } = this.documented;
-		const doubling = Math.min(windowMs, (windowMs / 60) * 2 ** tries);
-		const turned = this.emptySince + windowMs - now;
-		return turned > 0 ? Math.min(doubling, turned) : doubling;
+		this.emptyWakeAt = now + Math.min(windowMs, (windowMs / 60) * 2 ** tries);
+		const turnAt = this.emptySince + windowMs;
+		return (turnAt > now ? Math.min(turnAt, this.emptyWakeAt) : this.emptyWakeAt) - now;
 	}
 
 	/** The first refusal: the allowance is what was accepted, the window the documented rate's. */

@@ -110,9 +110,13 @@ export abstract class LimitState {
 	/** 429s that looking for more cost, and when the last came. */
 	protected probeRefusals = 0;
 	protected probeRefusedAt = -Infinity;
-	/** Refusals in a row with nothing of ours in the window, and when the first came. */
+	/**
+	 * Refusals in a row with nothing of ours in the window, when the first came, and when the
+	 * doubling hold after the last ends.
+	 */
 	protected emptyRefusals = 0;
 	protected emptySince = 0;
+	protected emptyWakeAt = -Infinity;
 	/** When the first refusal came. */
 	protected learnedAt = 0;
 	/** Round trips (dispatch to answer) of the last accepted requests. */
