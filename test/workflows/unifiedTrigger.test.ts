@@ -34,9 +34,8 @@ import {
 	recentEvents,
 } from '../../nodes/CommsUnified/trigger/replay';
 import { TEST_EMAILS, TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';
-import { unifiedApi } from '../sandbox/helpers';
 import { captureLogs } from '../support/logs';
-import { useSandbox } from '../support/sandbox';
+import { unifiedApi, useSandbox } from '../support/sandbox';
 
 const TRIGGER = 'Comms Unified Trigger';
 const TYPE = 'n8n-nodes-comms-api.commsUnifiedTrigger';
