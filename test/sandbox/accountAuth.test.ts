@@ -1,7 +1,7 @@
 import { ACCOUNT_KEYS, PHONE_DOC_IDS } from '../../sandbox';
-import { accountApi, controlApi, http, useSandbox } from './helpers';
+import { accountApi, controlApi, http, useSandbox } from '../support/sandbox';
 
-const sandbox = useSandbox();
+const sandbox = useSandbox({ frozenClock: true });
 
 describe('Account API authentication', () => {
 	it('accepts the key in Authorization: Bearer', async () => {

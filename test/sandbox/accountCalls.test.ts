@@ -5,9 +5,9 @@ import {
 	PHONE_DOC_IDS,
 	TEST_NUMBERS,
 } from '../../sandbox';
-import { accountApi, useSandbox } from './helpers';
+import { accountApi, useSandbox } from '../support/sandbox';
 
-const sandbox = useSandbox();
+const sandbox = useSandbox({ frozenClock: true });
 const api = () => accountApi(sandbox(), ACCOUNT_KEYS.unrestricted);
 const main = PHONE_DOC_IDS.main;
 

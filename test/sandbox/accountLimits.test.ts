@@ -1,7 +1,7 @@
 import { ACCOUNT_KEYS, PHONE_DOC_IDS, TEST_NUMBERS } from '../../sandbox';
-import { accountApi, controlApi, useSandbox } from './helpers';
+import { accountApi, controlApi, useSandbox } from '../support/sandbox';
 
-const sandbox = useSandbox();
+const sandbox = useSandbox({ frozenClock: true });
 const api = (key: string = ACCOUNT_KEYS.unrestricted) => accountApi(sandbox(), key);
 const sms = { phoneDocId: PHONE_DOC_IDS.main, to: TEST_NUMBERS.customer, message: 'hi' };
 

@@ -5,9 +5,9 @@ import {
 	TEST_NUMBERS,
 	startSandbox,
 } from '../../sandbox';
-import { accountApi, controlApi, http, useSandbox } from './helpers';
+import { accountApi, controlApi, http, useSandbox } from '../support/sandbox';
 
-const sandbox = useSandbox();
+const sandbox = useSandbox({ frozenClock: true });
 const api = () => accountApi(sandbox(), ACCOUNT_KEYS.unrestricted);
 const main = PHONE_DOC_IDS.main;
 const peer = TEST_NUMBERS.customer;

@@ -6,7 +6,7 @@ import ts from 'typescript';
 
 import { ACCOUNT_KEYS, UNIFIED_KEYS, WEBHOOK_SECRET, startSandbox } from '../../sandbox';
 import { banner, parseArgs } from '../../sandbox/cli';
-import { http } from './helpers';
+import { http } from '../support/sandbox';
 
 const root = resolve(__dirname, '../..');
 

@@ -8,9 +8,9 @@ import {
 	WEBHOOK_SECRET,
 	startSandbox,
 } from '../../sandbox';
-import { accountApi, controlApi, http, unifiedApi, useSandbox } from './helpers';
+import { accountApi, controlApi, http, unifiedApi, useSandbox } from '../support/sandbox';
 
-const sandbox = useSandbox();
+const sandbox = useSandbox({ frozenClock: true });
 const control = () => controlApi(sandbox());
 const api = () => accountApi(sandbox(), ACCOUNT_KEYS.unrestricted);
 const at = (iso: string, seconds: number) =>

@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
 import { TEST_NUMBERS, UNIFIED_DEFAULT_FROM, UNIFIED_KEYS } from '../../sandbox';
-import { controlApi, http, unifiedApi, useSandbox } from './helpers';
+import { controlApi, http, unifiedApi, useSandbox } from '../support/sandbox';
 
-const sandbox = useSandbox();
+const sandbox = useSandbox({ frozenClock: true });
 const live = () => unifiedApi(sandbox(), UNIFIED_KEYS.live);
 const test = () => unifiedApi(sandbox(), UNIFIED_KEYS.test);
 

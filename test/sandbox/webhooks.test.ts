@@ -9,9 +9,9 @@ import {
 	startSandbox,
 } from '../../sandbox';
 import { type Received, startStubServer, useStubServer } from '../support/stubServer';
-import { controlApi, unifiedApi, useSandbox } from './helpers';
+import { controlApi, unifiedApi, useSandbox } from '../support/sandbox';
 
-const sandbox = useSandbox();
+const sandbox = useSandbox({ frozenClock: true });
 const live = () => unifiedApi(sandbox(), UNIFIED_KEYS.live);
 /** What the webhooks reach: answers 200. */
 const receiver = useStubServer({ reply: { status: 200 } });

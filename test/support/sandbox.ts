@@ -1,6 +1,10 @@
-/** One sandbox per test file, on a free loopback port, reset before each test. */
+/**
+ * One sandbox per test file, on a free loopback port, reset before each test; the nodes'
+ * credentials for it; and small undici clients that drive its APIs over real HTTP.
+ */
 import { forgetApiClocks, forgetClaims, setRequestTimeout } from '../../nodes/shared/transport';
 import type { INodeParameters } from 'n8n-workflow';
+import { request } from 'undici';
 
 import { runWorkflow } from '../../harness';
 import { type Sandbox, startSandbox, TEST_NUMBERS } from '../../sandbox';
@@ -101,14 +105,76 @@ export async function smsSentElsewhere(
 	message: string,
 	to: string = TEST_NUMBERS.customer,
 ): Promise<string> {
-	const answer = await fetch(`${sandbox.accountBaseUrl}/v1/sms`, {
-		method: 'POST',
-		headers: {
-			authorization: `Bearer ${sandbox.credentials.account.unrestricted}`,
-			'content-type': 'application/json',
-		},
-		body: JSON.stringify({ phoneDocId: sandbox.numbers.main, to, message }),
-	});
+	const account = accountApi(sandbox, sandbox.credentials.account.unrestricted);
+	const answer = await account.post('/v1/sms', { phoneDocId: sandbox.numbers.main, to, message });
 	if (answer.status !== 201) throw new Error(`The sandbox answered ${answer.status} to an SMS`);
-	return ((await answer.json()) as { messageId: string }).messageId;
+	return (answer.body as { messageId: string }).messageId;
+}
+
+export interface HttpResult {
+	status: number;
+	headers: Record<string, string | string[] | undefined>;
+	// Parsed JSON that each test reads field by field and asserts on, so the type stays loose.
+	// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+	body: any;
+}
+
+export async function http(
+	method: string,
+	url: string,
+	options: { headers?: Record<string, string>; json?: unknown; raw?: string } = {},
+): Promise<HttpResult> {
+	const body =
+		options.raw ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
+	const response = await request(url, {
+		method: method as 'GET',
+		headers: {
+			...(body === undefined ? {} : { 'content-type': 'application/json' }),
+			...options.headers,
+		},
+		body,
+	});
+	const text = await response.body.text();
+	return {
+		status: response.statusCode,
+		headers: response.headers,
+		body: text ? JSON.parse(text) : undefined,
+	};
+}
+
+/** Account API client using one key, in the Bearer header by default. */
+export function accountApi(
+	sandbox: Sandbox,
+	key: string,
+	scheme: 'bearer' | 'x-api-key' = 'bearer',
+) {
+	const headers: Record<string, string> =
+		scheme === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
+	const url = (path: string, query: Record<string, string | number> = {}): string => {
+		const search = new URLSearchParams(
+			Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
+		).toString();
+		return `${sandbox.accountBaseUrl}${path}${search ? `?${search}` : ''}`;
+	};
+	return {
+		get: (path: string, query?: Record<string, string | number>) =>
+			http('GET', url(path, query), { headers }),
+		post: (path: string, json: unknown) => http('POST', url(path), { headers, json }),
+	};
+}
+
+export function unifiedApi(sandbox: Sandbox, key: string | undefined) {
+	return (service: string, action: string, data: unknown, extra: Record<string, unknown> = {}) =>
+		http('POST', sandbox.unifiedUrl, {
+			json: { service, action, data, ...(key === undefined ? {} : { api_key: key }), ...extra },
+		});
+}
+
+export function controlApi(sandbox: Sandbox) {
+	return {
+		get: (path: string) => http('GET', `${sandbox.url}/_sandbox${path}`),
+		post: (path: string, json: unknown = {}) =>
+			http('POST', `${sandbox.url}/_sandbox${path}`, { json }),
+		delete: (path: string) => http('DELETE', `${sandbox.url}/_sandbox${path}`),
+	};
 }

@@ -34,8 +34,7 @@ import { PollHarness, type PollRun } from '../../harness';
 import { CLOCK_PRECISION_MS } from '../../nodes/CommsAccount/trigger/cursorState';
 import { DEFAULT_IN_PROGRESS_SETTINGS } from '../../nodes/CommsAccount/trigger/inProgressRecords';
 import { PHONE_DOC_IDS, type Sandbox, TEST_NUMBERS } from '../../sandbox';
-import { accountApi } from '../sandbox/helpers';
-import { accountCredentials } from './sandbox';
+import { accountApi, accountCredentials } from './sandbox';
 import { accountTriggerWorkflow } from './workflows';
 
 export type SoakEvent = 'smsReceived' | 'smsDelivered' | 'callEnded';

@@ -26,3 +26,18 @@ export function accountTriggerWorkflow(parameters: INodeParameters): WorkflowJso
 export function items(n: number, json: (i: number) => Record<string, unknown> = (i) => ({ i })) {
 	return Array.from({ length: n }, (_, i) => ({ json: json(i) as never }));
 }
+
+/**
+ * Comms Account's SMS Send from `phoneDocId`, to `$json.to` with the text `$json.text`, and Skip
+ * If Sent Within off (a test of the send itself, not of the history read before it); `over`
+ * replaces any of these.
+ */
+export const smsSendParameters = (phoneDocId: string, over: INodeParameters = {}) => ({
+	resource: 'sms',
+	operation: 'send',
+	phoneDocId: { __rl: true, mode: 'id', value: phoneDocId },
+	to: '={{ $json.to }}',
+	message: '={{ $json.text }}',
+	options: { skipIfSentWithinMinutes: 0 },
+	...over,
+});

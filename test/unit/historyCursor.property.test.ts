@@ -5,9 +5,7 @@
  * page sizes, a page failing at a random point, restarts from the saved state, and polls cut
  * short by their time budget.
  *
- * The model is the API as the sandbox implements it (docs/sandbox.md): `since` an inclusive
- * lower bound on sentAt, the first `limit` matches in the server's order (equal sentAt in
- * arrival order, reversed for newest first), `nextSince` the oldest sentAt returned.
+ * The model is the API as the sandbox implements it (test/support/smsHistory.ts).
  *
  * Every poll goes through `runPoll`, the loop the node itself runs, with the state saved as
  * JSON between polls (as n8n stores static data) and left as it was when a page fails.
@@ -29,85 +27,12 @@ import {
 	parseState,
 	type SmsOrder,
 } from '../../nodes/CommsAccount/trigger/cursorState';
-import { type PageRequest } from '../../nodes/CommsAccount/trigger/pageReading';
 import { type PollResult, runPoll } from '../../nodes/CommsAccount/trigger/historyCursor';
-import type { SmsPage } from '../../nodes/CommsAccount/api/smsPaging';
 import { replay } from '../support/replay';
+import { SmsHistory, type StoredSms } from '../support/smsHistory';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
 const SECOND = 1000;
-
-interface Message {
-	id: string;
-	sentAt: number;
-	seq: number;
-	arrivedAt: number;
-	history: boolean;
-}
-
-class ModelApi {
-	readonly messages: Message[] = [];
-	/** Requests whose matches filled the page (or more): a newest-first page then hides some. */
-	overfull = 0;
-	requests = 0;
-	private failIn: number | undefined;
-
-	constructor(readonly order: SmsOrder) {}
-
-	arrive(sentAts: number[], now: number, history = false): void {
-		for (const sentAt of sentAts) {
-			const seq = this.messages.length;
-			this.messages.push({
-				id: `sms_${String(seq).padStart(6, '0')}`,
-				sentAt,
-				seq,
-				arrivedAt: now,
-				history,
-			});
-		}
-	}
-
-	/** The `n`th request from now (0: the next) fails. */
-	failAfter(n: number): void {
-		this.failIn = n;
-	}
-
-	clearFailure(): void {
-		this.failIn = undefined;
-	}
-
-	async fetch(request: PageRequest): Promise<SmsPage> {
-		if (this.failIn !== undefined) {
-			if (this.failIn === 0) {
-				this.failIn = undefined;
-				throw new Error('injected failure: HTTP 500');
-			}
-			this.failIn--;
-		}
-		this.requests++;
-		const since = Date.parse(request.since);
-		const direction = this.order === 'oldestFirst' ? 1 : -1;
-		const matches = this.messages
-			.filter((m) => m.sentAt >= since)
-			.sort((a, b) => direction * (a.sentAt - b.sentAt || a.seq - b.seq));
-		if (matches.length >= request.limit) this.overfull++;
-		const page = matches.slice(0, request.limit);
-		const oldest = page.reduce<number | null>(
-			(min, m) => (min === null || m.sentAt < min ? m.sentAt : min),
-			null,
-		);
-		return {
-			messages: page.map((m) => ({
-				id: m.id,
-				messageId: `SM${m.seq}`,
-				direction: 'received',
-				sentAt: new Date(m.sentAt).toISOString(),
-				body: `message ${m.seq}`,
-			})),
-			nextSince: oldest === null ? null : new Date(oldest).toISOString(),
-		};
-	}
-}
 
 type Step =
 	| { kind: 'arrive'; count: number; lateBy: number; spread: number }
@@ -136,7 +61,7 @@ interface PollRecord {
 }
 
 interface RunResult {
-	api: ModelApi;
+	api: SmsHistory;
 	emitted: string[];
 	polls: PollRecord[];
 	baselineMs: number;
@@ -146,7 +71,7 @@ interface RunResult {
 
 /** Runs a scenario; the trigger's state lives only as the JSON n8n would store. */
 async function run(scenario: Scenario): Promise<RunResult> {
-	const api = new ModelApi(scenario.order);
+	const api = new SmsHistory(scenario.order);
 	const settings: CursorSettings = {
 		lookBackMs: scenario.lookBackSeconds * SECOND,
 		pageSize: scenario.pageSize,
@@ -154,13 +79,11 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	};
 	let now = T0;
 	// History: sent before the trigger was activated, more than includeLast ago.
-	api.arrive(
-		Array.from(
+	api.add(
+		...Array.from(
 			{ length: scenario.history },
 			(_, i) => now - (scenario.includeLastSeconds + 1) * SECOND - i * 7,
 		),
-		now,
-		true,
 	);
 	let stored: string | undefined;
 	let probes = 0;
@@ -213,7 +136,7 @@ async function run(scenario: Scenario): Promise<RunResult> {
 			expect(String(error)).toMatch(/injected failure/);
 			return undefined;
 		} finally {
-			api.clearFailure();
+			api.failAfter(undefined);
 		}
 	};
 
@@ -230,12 +153,11 @@ async function run(scenario: Scenario): Promise<RunResult> {
 			const lateBy = Math.min(step.lateBy * SECOND, narrowestMs);
 			const spread = Math.min(step.spread * SECOND, lateBy);
 			const start = now - lateBy;
-			api.arrive(
-				Array.from(
+			api.add(
+				...Array.from(
 					{ length: step.count },
 					(_, i) => start + (step.count > 1 ? Math.floor((i * spread) / (step.count - 1)) : 0),
 				),
-				now,
 			);
 		}
 	}
@@ -250,15 +172,15 @@ async function run(scenario: Scenario): Promise<RunResult> {
 	return { api, emitted, polls, baselineMs, probes };
 }
 
-function sentAtOf(api: ModelApi): Map<string, Message> {
+function sentAtOf(api: SmsHistory): Map<string, StoredSms> {
 	return new Map(api.messages.map((m) => [m.id, m]));
 }
 
 /** The properties every run has. Returns the messages never emitted. */
-function checkAlways({ api, emitted, polls, baselineMs, probes }: RunResult): Message[] {
+function checkAlways({ api, emitted, polls, baselineMs, probes }: RunResult): StoredSms[] {
 	const byId = sentAtOf(api);
 	// Sent before the trigger's start (its baseline) is history, whenever it was stored.
-	const history = (m: Message | undefined) => !m || m.history || m.sentAt < baselineMs;
+	const history = (m: StoredSms | undefined) => !m || m.sentAt < baselineMs;
 	// Never twice, never anything that did not arrive, never history.
 	expect(new Set(emitted).size).toBe(emitted.length);
 	for (const id of emitted) {
@@ -267,7 +189,7 @@ function checkAlways({ api, emitted, polls, baselineMs, probes }: RunResult): Me
 	}
 	// Each poll: oldest first, and messages sharing a sentAt in the order they were stored.
 	for (const { polled } of polls) {
-		const emittedNow = polled.emit.map((r) => byId.get(String(r.id)) as Message);
+		const emittedNow = polled.emit.map((r) => byId.get(String(r.id)) as StoredSms);
 		for (let i = 1; i < emittedNow.length; i++) {
 			expect(emittedNow[i].sentAt).toBeGreaterThanOrEqual(emittedNow[i - 1].sentAt);
 			if (emittedNow[i].sentAt === emittedNow[i - 1].sentAt)
@@ -357,7 +279,7 @@ function scenarios({
 }
 
 /** The largest number of messages sharing one sentAt. */
-function largestSameSentAt(api: ModelApi): number {
+function largestSameSentAt(api: SmsHistory): number {
 	const counts = new Map<number, number>();
 	for (const m of api.messages) counts.set(m.sentAt, (counts.get(m.sentAt) ?? 0) + 1);
 	return Math.max(0, ...counts.values());
@@ -422,7 +344,7 @@ describe('the SMS cursor against a model of the API', () => {
 				fc.integer({ min: 0, max: 150 }),
 				fc.boolean(),
 				async (count, sameSentAt, spreadOut) => {
-					const api = new ModelApi('oldestFirst');
+					const api = new SmsHistory('oldestFirst');
 					const settings: CursorSettings = {
 						lookBackMs: 5 * 60 * SECOND,
 						pageSize: 200,
@@ -433,15 +355,14 @@ describe('the SMS cursor against a model of the API', () => {
 					state = first.state;
 					// `count` messages over a minute; a group of `sameSentAt` share the first sentAt.
 					const now = T0 + 120 * SECOND;
-					api.arrive(
-						Array.from({ length: count }, (_, i) =>
+					api.add(
+						...Array.from({ length: count }, (_, i) =>
 							i < sameSentAt
 								? T0 + SECOND
 								: T0 + SECOND + (spreadOut ? i * 40 : Math.floor(i / 150)),
 						),
-						now,
 					);
-					const before = api.requests;
+					const before = api.requests.length;
 					const polled = await runPoll(
 						parseState(JSON.parse(JSON.stringify(state))) as typeof state,
 						(r) => api.fetch(r),
@@ -452,7 +373,7 @@ describe('the SMS cursor against a model of the API', () => {
 					// Each page after the first re-reads the messages at its inclusive `since`; with distinct
 					// sentAt that is one, and the cost stays within ceil(N/200) + 1.
 					if (spreadOut)
-						expect(api.requests - before).toBeLessThanOrEqual(Math.ceil(count / 200) + 1);
+						expect(api.requests.length - before).toBeLessThanOrEqual(Math.ceil(count / 200) + 1);
 				},
 			),
 			replay(25),
@@ -460,20 +381,17 @@ describe('the SMS cursor against a model of the API', () => {
 	});
 
 	it('at the real page size, newest first: a burst over a page yields the newest 200, each once, and says new messages were out of reach', async () => {
-		const api = new ModelApi('newestFirst');
+		const api = new SmsHistory('newestFirst');
 		const settings: CursorSettings = { lookBackMs: 5 * 60 * SECOND, pageSize: 200, maxSeen: 5000 };
 		const state = (await runPoll(baseline(T0), (r) => api.fetch(r), { settings, now: () => T0 }))
 			.state;
 		const now = T0 + 60 * SECOND;
-		api.arrive(
-			Array.from({ length: 1000 }, (_, i) => T0 + i * 10),
-			now,
-		);
-		const before = api.requests;
+		api.add(...Array.from({ length: 1000 }, (_, i) => T0 + i * 10));
+		const before = api.requests.length;
 		const polled = await runPoll(state, (r) => api.fetch(r), { settings, now: () => now });
 		expect(polled.emit.map((r) => r.id)).toEqual(api.messages.slice(800).map((m) => m.id));
 		expect(polled).toMatchObject({ shortfall: 'newestFirstFull', newMayBeHidden: true });
-		expect(api.requests - before).toBe(1);
+		expect(api.requests.length - before).toBe(1);
 	});
 
 	it('with few ids remembered, still never twice (the floor rises past dropped ids)', async () => {

@@ -7,51 +7,20 @@ import {
 	type CursorSettings,
 	type CursorState,
 	parseState,
-	type SmsOrder,
 } from '../../nodes/CommsAccount/trigger/cursorState';
 import {
 	beginPoll,
 	pageOrder,
-	type PageRequest,
 	readPage,
 	stopPoll,
 } from '../../nodes/CommsAccount/trigger/pageReading';
 import { endPoll, runPoll } from '../../nodes/CommsAccount/trigger/historyCursor';
-import type { SmsPage, SmsRecord } from '../../nodes/CommsAccount/api/smsPaging';
+import type { SmsRecord } from '../../nodes/CommsAccount/api/smsPaging';
+import { SmsHistory } from '../support/smsHistory';
 
 const T0 = Date.parse('2026-03-01T09:00:00.000Z');
 const at = (seconds: number) => T0 + seconds * 1000;
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** A server as the sandbox: inclusive since, the first `limit` in its order. */
-class Api {
-	messages: Array<{ id: string; sentAt: number; seq: number }> = [];
-	requests: PageRequest[] = [];
-	constructor(public order: SmsOrder = 'oldestFirst') {}
-
-	add(...sentAts: number[]): string[] {
-		return sentAts.map((sentAt) => {
-			const seq = this.messages.length;
-			const id = `sms_${seq}`;
-			this.messages.push({ id, sentAt, seq });
-			return id;
-		});
-	}
-
-	fetch = async (request: PageRequest): Promise<SmsPage> => {
-		this.requests.push(request);
-		const since = Date.parse(request.since);
-		const d = this.order === 'oldestFirst' ? 1 : -1;
-		const page = this.messages
-			.filter((m) => m.sentAt >= since)
-			.sort((a, b) => d * (a.sentAt - b.sentAt || a.seq - b.seq))
-			.slice(0, request.limit);
-		return {
-			messages: page.map((m) => ({ id: m.id, sentAt: iso(m.sentAt), direction: 'received' })),
-			nextSince: page.length ? iso(Math.min(...page.map((m) => m.sentAt))) : null,
-		};
-	};
-}
 
 const settings = (over: Partial<CursorSettings> = {}): CursorSettings => ({
 	lookBackMs: 60_000,
@@ -62,7 +31,7 @@ const settings = (over: Partial<CursorSettings> = {}): CursorSettings => ({
 const ids = (records: SmsRecord[]) => records.map((r) => r.id);
 
 async function poll(
-	api: Api,
+	api: SmsHistory,
 	state: CursorState,
 	nowMs: number,
 	over: Partial<CursorSettings> = {},
@@ -72,7 +41,7 @@ async function poll(
 
 describe('first poll', () => {
 	it('asks from the baseline: nothing sent before it, even inside the look-back window', async () => {
-		const api = new Api();
+		const api = new SmsHistory();
 		api.add(at(-30), at(-1));
 		const [fresh] = api.add(at(0));
 		const polled = await poll(api, baseline(at(0)), at(5));
@@ -84,7 +53,7 @@ describe('first poll', () => {
 
 describe('later polls', () => {
 	it('look back from the cursor; the messages at the cursor come back and are told apart by id', async () => {
-		const api = new Api();
+		const api = new SmsHistory();
 		const [a] = api.add(at(10));
 		let { state } = await poll(api, baseline(at(0)), at(10));
 		const [b] = api.add(at(10)); // same sentAt as the cursor, stored later
@@ -97,7 +66,7 @@ describe('later polls', () => {
 	});
 
 	it('find a message stored late with a sentAt inside the window, and not one older than it', async () => {
-		const api = new Api();
+		const api = new SmsHistory();
 		api.add(at(100));
 		let { state } = await poll(api, baseline(at(0)), at(100));
 		const [inside] = api.add(at(45)); // 55 s before the cursor: inside the 60 s window
@@ -109,7 +78,7 @@ describe('later polls', () => {
 	});
 
 	it('an idle poll is one request', async () => {
-		const api = new Api();
+		const api = new SmsHistory();
 		api.add(at(1), at(2));
 		const { state } = await poll(api, baseline(at(0)), at(5));
 		api.requests = [];
@@ -120,7 +89,7 @@ describe('later polls', () => {
 
 describe('draining more than a page', () => {
 	it('oldest first: pages forward from the newest sentAt of each page, in the same poll', async () => {
-		const api = new Api('oldestFirst');
+		const api = new SmsHistory('oldestFirst');
 		const sent = api.add(at(1), at(2), at(3), at(4), at(5), at(6), at(7));
 		const polled = await poll(api, baseline(at(0)), at(10));
 		expect(ids(polled.emit)).toEqual(sent);
@@ -134,14 +103,14 @@ describe('draining more than a page', () => {
 	});
 
 	it('oldest first, several sharing a sentAt across a page boundary: each once, in arrival order', async () => {
-		const api = new Api('oldestFirst');
+		const api = new SmsHistory('oldestFirst');
 		const sent = api.add(at(1), at(2), at(2), at(3), at(4));
 		expect(ids((await poll(api, baseline(at(0)), at(10))).emit)).toEqual(sent);
 		expect(api.requests.map((r) => r.since)).toEqual([iso(at(0)), iso(at(2)), iso(at(3))]);
 	});
 
 	it('newest first: emitted oldest first, equal sentAt in arrival order', async () => {
-		const api = new Api('newestFirst');
+		const api = new SmsHistory('newestFirst');
 		const sent = api.add(at(1), at(2), at(2));
 		const polled = await poll(api, baseline(at(0)), at(10), { pageSize: 5 });
 		expect(ids(polled.emit)).toEqual(sent);
@@ -149,7 +118,7 @@ describe('draining more than a page', () => {
 	});
 
 	it('newest first, a full page: the newest page, and a warning when new messages were out of reach', async () => {
-		const api = new Api('newestFirst');
+		const api = new SmsHistory('newestFirst');
 		const sent = api.add(at(1), at(2), at(3), at(4), at(5));
 		const polled = await poll(api, baseline(at(0)), at(10));
 		expect(ids(polled.emit)).toEqual(sent.slice(2));
@@ -158,7 +127,7 @@ describe('draining more than a page', () => {
 	});
 
 	it('newest first, a full page reaching below the cursor: every new message was on it, so no warning', async () => {
-		const api = new Api('newestFirst');
+		const api = new SmsHistory('newestFirst');
 		api.add(at(1), at(2), at(3));
 		let { state } = await poll(api, baseline(at(0)), at(10), { pageSize: 5 });
 		const [fresh] = api.add(at(11));
@@ -170,7 +139,7 @@ describe('draining more than a page', () => {
 
 	it('a whole page at one sentAt is stepped past (since is inclusive to the millisecond): the rest at it are out of reach, what follows is read, and it says so', async () => {
 		for (const order of ['oldestFirst', 'newestFirst'] as const) {
-			const api = new Api(order);
+			const api = new SmsHistory(order);
 			api.add(at(1), at(1), at(1), at(1));
 			const [after] = api.add(at(2));
 			const polled = await poll(api, baseline(at(1)), at(10));
@@ -192,7 +161,7 @@ describe('draining more than a page', () => {
 	});
 
 	it('exactly a page at one sentAt, oldest first: stepped past, nothing lost, and the next polls do not stall on it', async () => {
-		const api = new Api('oldestFirst');
+		const api = new SmsHistory('oldestFirst');
 		const group = api.add(at(1), at(1), at(1));
 		let polled = await poll(api, baseline(at(0)), at(5));
 		expect(ids(polled.emit)).toEqual(group);
@@ -212,7 +181,7 @@ describe('draining more than a page', () => {
 	});
 
 	it('a server that ignores since, or answers in no order, cannot make it loop', async () => {
-		const ignoring = new Api('oldestFirst');
+		const ignoring = new SmsHistory('oldestFirst');
 		ignoring.add(at(1), at(2), at(3), at(4));
 		// Every request answered as if since were 0 s: the second page is all older than asked.
 		const stuck = await runPoll(
@@ -246,7 +215,7 @@ describe('draining more than a page', () => {
 
 describe('all or nothing', () => {
 	it('a page failing part way leaves nothing behind: the next poll reads it all again', async () => {
-		const api = new Api('oldestFirst');
+		const api = new SmsHistory('oldestFirst');
 		const sent = api.add(at(1), at(2), at(3), at(4));
 		const start = baseline(at(0));
 		const stored = JSON.stringify(start);
@@ -268,7 +237,7 @@ describe('all or nothing', () => {
 	});
 
 	it('a poll stopped by its budget emits what it read and moves the cursor only that far', async () => {
-		const api = new Api('oldestFirst');
+		const api = new SmsHistory('oldestFirst');
 		const sent = api.add(at(1), at(2), at(3), at(4), at(5), at(6), at(7));
 		let pages = 0;
 		const first = await runPoll(baseline(at(0)), async (r) => (pages++, await api.fetch(r)), {
@@ -298,7 +267,7 @@ describe('all or nothing', () => {
 	});
 
 	it('a poll reads at most maxPages pages; the next polls read on, each message once', async () => {
-		const api = new Api('oldestFirst');
+		const api = new SmsHistory('oldestFirst');
 		const sent = api.add(...Array.from({ length: 20 }, (_, i) => at(1 + i)));
 		let state = baseline(at(0));
 		const emitted: unknown[] = [];
@@ -316,7 +285,7 @@ describe('all or nothing', () => {
 	});
 
 	it('a budget that stops every poll after one page cannot stall it: a dense look-back window is read on from where it stopped', async () => {
-		const api = new Api('oldestFirst');
+		const api = new SmsHistory('oldestFirst');
 		const sent = api.add(at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8));
 		let state = baseline(at(0));
 		const emitted: unknown[] = [];
@@ -343,7 +312,7 @@ describe('all or nothing', () => {
 	});
 
 	it('without durable cursors, a crash after the emit and before the save repeats that poll, and only that poll', async () => {
-		const api = new Api();
+		const api = new SmsHistory();
 		api.add(at(1));
 		const saved = (await poll(api, baseline(at(0)), at(2))).state;
 		const [b, c] = api.add(at(3), at(4));
@@ -356,7 +325,7 @@ describe('all or nothing', () => {
 
 describe('the clock and the bounds', () => {
 	it('the cursor never moves past the clock, so one message dated in the future hides nothing after it', async () => {
-		const api = new Api();
+		const api = new SmsHistory();
 		const [future] = api.add(at(3600));
 		let polled = await poll(api, baseline(at(0)), at(10));
 		expect(ids(polled.emit)).toEqual([future]);
@@ -368,7 +337,7 @@ describe('the clock and the bounds', () => {
 	});
 
 	it('remembers ids only while a poll can return them (bounded in age)', async () => {
-		const api = new Api();
+		const api = new SmsHistory();
 		api.add(at(1), at(2));
 		let { state } = await poll(api, baseline(at(0)), at(2));
 		api.add(at(100));
@@ -377,7 +346,7 @@ describe('the clock and the bounds', () => {
 	});
 
 	it('remembers at most maxSeen ids; the floor rises past the dropped ones, whole sentAt groups at a time', async () => {
-		const api = new Api();
+		const api = new SmsHistory();
 		api.add(at(1), at(2), at(2), at(3), at(4));
 		const polled = await poll(api, baseline(at(0)), at(5), { maxSeen: 3, pageSize: 10 });
 		expect(polled.state.seen.map(([, t]) => t)).toEqual([at(3), at(4)]);
@@ -459,7 +428,7 @@ describe('the clock and the bounds', () => {
 
 describe('a server that changes its order between polls (issue 21, item 6)', () => {
 	it('messages sharing a sentAt are put in the order the server uses now, not the one it used before', async () => {
-		const api = new Api('newestFirst');
+		const api = new SmsHistory('newestFirst');
 		const s = settings({ pageSize: 10 });
 		const probe = async () => api.order;
 		let state = (
@@ -480,7 +449,7 @@ describe('a server that changes its order between polls (issue 21, item 6)', () 
 		// The server now answers oldest first; the next poll's page shows no order of its own.
 		api.order = 'oldestFirst';
 		// (the earlier messages out of this poll's reach, so they cannot show it either)
-		api.messages = api.messages.map((m) => ({ ...m, sentAt: at(-3600) }));
+		for (const m of api.messages) m.sentAt = at(-3600);
 		const [a, b] = api.add(at(10), at(10));
 		const second = await runPoll(state, api.fetch, {
 			settings: s,

@@ -252,23 +252,40 @@ describe('sms.get and sms.getAll', () => {
 		expect(missing.error?.message).toMatch(/No SMS with that message ID/);
 	});
 
+	/**
+	 * SMS Get Many of received messages (`read`: Limit or Return All, and filters beside
+	 * direction), since `since` (null: none), after `count` inbound SMS from 1 Jan 2026,
+	 * `intervalSeconds` apart, with the server answering in `order`: the ids injected and returned.
+	 */
+	async function getManyReceived(
+		order: 'oldestFirst' | 'newestFirst',
+		{ count, intervalSeconds }: { count: number; intervalSeconds: number },
+		read: INodeParameters,
+		since: string | null = '2025-12-31T00:00:00Z',
+	) {
+		sandbox().control.setSmsOrder(order);
+		const injected = sandbox()
+			.control.injectInboundSms({ count, sentAt: '2026-01-01T00:00:00Z', intervalSeconds })
+			.map((m) => m.id);
+		const result = await run({
+			resource: 'sms',
+			operation: 'getAll',
+			...read,
+			filters: { direction: 'received', ...(since === null ? {} : { since }) },
+		});
+		const ids = result.output('Node').map((m) => m.json.id);
+		return { injected, ids, hints: result.task('Node')?.hints ?? [] };
+	}
+
 	it.each(['oldestFirst', 'newestFirst'] as const)(
 		'Limit reads exactly that many, no duplicates (%s)',
 		async (order) => {
-			sandbox().control.setSmsOrder(order);
-			sandbox().control.injectInboundSms({
-				count: 120,
-				sentAt: '2026-01-01T00:00:00Z',
-				intervalSeconds: 1,
-			});
-			const result = await run({
-				resource: 'sms',
-				operation: 'getAll',
-				returnAll: false,
-				limit: 75,
-				filters: { direction: 'received' },
-			});
-			const ids = result.output('Node').map((m) => m.json.id);
+			const { ids } = await getManyReceived(
+				order,
+				{ count: 120, intervalSeconds: 1 },
+				{ returnAll: false, limit: 75 },
+				null,
+			);
 			expect(ids).toHaveLength(75);
 			expect(new Set(ids).size).toBe(75);
 		},
@@ -277,23 +294,14 @@ describe('sms.get and sms.getAll', () => {
 	it.each([201, 250, 400])(
 		'a Limit above one page (%i) reads exactly that many with full pages, and no false hint',
 		async (limit) => {
-			sandbox().control.setSmsOrder('oldestFirst');
-			sandbox().control.injectInboundSms({
-				count: 450,
-				sentAt: '2026-01-01T00:00:00Z',
-				intervalSeconds: 1,
-			});
-			const result = await run({
-				resource: 'sms',
-				operation: 'getAll',
-				returnAll: false,
-				limit,
-				filters: { direction: 'received', since: '2025-12-31T00:00:00Z' },
-			});
-			const ids = result.output('Node').map((m) => m.json.id);
+			const { ids, hints } = await getManyReceived(
+				'oldestFirst',
+				{ count: 450, intervalSeconds: 1 },
+				{ returnAll: false, limit },
+			);
 			expect(ids).toHaveLength(limit);
 			expect(new Set(ids).size).toBe(limit);
-			expect(result.task('Node')?.hints ?? []).toEqual([]);
+			expect(hints).toEqual([]);
 			expect(apiRequests('/v1/sms').map((r) => r.query.limit)).toEqual([
 				'200',
 				'200',
@@ -303,62 +311,36 @@ describe('sms.get and sms.getAll', () => {
 	);
 
 	it('Return All follows the cursor past one page when results come oldest first', async () => {
-		sandbox().control.setSmsOrder('oldestFirst');
-		const injected = sandbox()
-			.control.injectInboundSms({ count: 450, sentAt: '2026-01-01T00:00:00Z', intervalSeconds: 1 })
-			.map((m) => m.id);
-		const result = await run({
-			resource: 'sms',
-			operation: 'getAll',
-			returnAll: true,
-			filters: { direction: 'received', since: '2025-12-31T00:00:00Z' },
-		});
-		const ids = result.output('Node').map((m) => m.json.id);
+		const { injected, ids, hints } = await getManyReceived(
+			'oldestFirst',
+			{ count: 450, intervalSeconds: 1 },
+			{ returnAll: true },
+		);
 		expect(ids).toEqual(expect.arrayContaining(injected));
 		expect(new Set(ids).size).toBe(ids.length);
-		expect(result.task('Node')?.hints ?? []).toHaveLength(0);
+		expect(hints).toHaveLength(0);
 	});
 
 	it('Return All stops and says so when more than a page of messages share one sentAt (no cursor can pass them)', async () => {
-		sandbox().control.setSmsOrder('oldestFirst');
-		sandbox().control.injectInboundSms({
-			count: 250,
-			sentAt: '2026-01-01T00:00:00Z',
-			intervalSeconds: 0,
-		});
-		const result = await run({
-			resource: 'sms',
-			operation: 'getAll',
-			returnAll: true,
-			filters: { direction: 'received', since: '2025-12-31T00:00:00Z' },
-		});
-		const ids = result.output('Node').map((m) => m.json.id);
+		const { ids, hints } = await getManyReceived(
+			'oldestFirst',
+			{ count: 250, intervalSeconds: 0 },
+			{ returnAll: true },
+		);
 		expect(ids).toHaveLength(200);
 		expect(new Set(ids).size).toBe(200);
-		expect(result.task('Node')?.hints?.[0]?.message).toMatch(
-			/could not return more than these 200 messages/,
-		);
+		expect(hints[0]?.message).toMatch(/could not return more than these 200 messages/);
 	});
 
 	it('Return All terminates and says so when results come newest first (the cursor cannot page further)', async () => {
-		sandbox().control.setSmsOrder('newestFirst');
-		sandbox().control.injectInboundSms({
-			count: 450,
-			sentAt: '2026-01-01T00:00:00Z',
-			intervalSeconds: 1,
-		});
-		const result = await run({
-			resource: 'sms',
-			operation: 'getAll',
-			returnAll: true,
-			filters: { direction: 'received', since: '2025-12-31T00:00:00Z' },
-		});
-		const ids = result.output('Node').map((m) => m.json.id);
+		const { ids, hints } = await getManyReceived(
+			'newestFirst',
+			{ count: 450, intervalSeconds: 1 },
+			{ returnAll: true },
+		);
 		expect(ids.length).toBeGreaterThanOrEqual(200);
 		expect(new Set(ids).size).toBe(ids.length);
-		expect(result.task('Node')?.hints?.[0]?.message).toMatch(
-			/could not return more than these \d+ messages/,
-		);
+		expect(hints[0]?.message).toMatch(/could not return more than these \d+ messages/);
 		expect(apiRequests('/v1/sms', 'GET').length).toBeLessThanOrEqual(5);
 	});
 

@@ -9,9 +9,8 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { CREDENTIAL_REFS, PollHarness, type PollRun, type WorkflowJson } from '../../harness';
 import { ACCOUNT_KEYS, PHONE_DOC_IDS, TEST_NUMBERS } from '../../sandbox';
-import { accountApi } from '../sandbox/helpers';
 import { captureLogs } from '../support/logs';
-import { accountCredentials, useSandbox } from '../support/sandbox';
+import { accountApi, accountCredentials, useSandbox } from '../support/sandbox';
 
 const TRIGGER = 'n8n-nodes-comms-api.commsAccountTrigger';
 const sandbox = useSandbox();

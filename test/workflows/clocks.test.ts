@@ -13,7 +13,12 @@ import { PollHarness, type PollRun, runWorkflow } from '../../harness';
 import { TEST_NUMBERS } from '../../sandbox';
 import { useFaultyProxy } from '../support/faultyProxy';
 import { accountCredentials, smsSentElsewhere, useSandbox } from '../support/sandbox';
-import { accountTriggerWorkflow, items, singleNodeWorkflow } from '../support/workflows';
+import {
+	accountTriggerWorkflow,
+	items,
+	singleNodeWorkflow,
+	smsSendParameters,
+} from '../support/workflows';
 
 const sandbox = useSandbox();
 const proxy = useFaultyProxy(() => sandbox().accountBaseUrl, { requestTimeoutMs: 2_000 });
@@ -23,16 +28,12 @@ const credentials = () =>
 	accountCredentials(sandbox(), sandbox().credentials.account.unrestricted, proxy().url);
 
 function sendSms(texts: string[], to: string = TEST_NUMBERS.customer) {
-	const workflow = singleNodeWorkflow('n8n-nodes-comms-api.commsAccount', {
-		resource: 'sms',
-		operation: 'send',
-		phoneDocId: { __rl: true, mode: 'id', value: sandbox().numbers.main },
-		to: '={{ $json.to }}',
-		message: '={{ $json.text }}',
-		// Skip If Sent Within off: these tests are about the look-up after a send, not the history
-		// read before it (which would take another n8n's identical SMS for this one's).
-		options: { skipIfSentWithinMinutes: 0 },
-	});
+	// Skip If Sent Within off: these tests are about the look-up after a send, not the history
+	// read before it (which would take another n8n's identical SMS for this one's).
+	const workflow = singleNodeWorkflow(
+		'n8n-nodes-comms-api.commsAccount',
+		smsSendParameters(sandbox().numbers.main),
+	);
 	return runWorkflow(workflow, {
 		credentials: credentials(),
 		input: items(texts.length, (i) => ({ text: texts[i], to })),

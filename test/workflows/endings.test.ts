@@ -11,9 +11,8 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { PollHarness, type PollRun } from '../../harness';
 import { ACCOUNT_KEYS, PHONE_DOC_IDS, TEST_NUMBERS } from '../../sandbox';
-import { accountApi } from '../sandbox/helpers';
 import { captureLogs } from '../support/logs';
-import { accountCredentials, useSandbox } from '../support/sandbox';
+import { accountApi, accountCredentials, useSandbox } from '../support/sandbox';
 import { accountTriggerWorkflow } from '../support/workflows';
 
 // A frozen clock: each status lasts exactly what its script says, however slow the machine.

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 
 import { runWorkflow } from '../../harness';
 import { useRequestTimeout } from '../support/sandbox';
-import { items, singleNodeWorkflow } from '../support/workflows';
+import { items, singleNodeWorkflow, smsSendParameters } from '../support/workflows';
 
 let server: net.Server;
 let url: string;
@@ -35,15 +35,7 @@ it('SMS to a server that never answers: three requests in all, then every item f
 	const result = await runWorkflow(
 		singleNodeWorkflow(
 			'n8n-nodes-comms-api.commsAccount',
-			{
-				resource: 'sms',
-				operation: 'send',
-				phoneDocId: { __rl: true, mode: 'id', value: 'pd_1' },
-				to: '={{ $json.to }}',
-				message: 'Hello',
-				// Skip If Sent Within off: this test is about the send itself, not the history read before it.
-				options: { skipIfSentWithinMinutes: 0 },
-			},
+			smsSendParameters('pd_1', { message: 'Hello' }),
 			{ continueOnFail: true },
 		),
 		{

@@ -11,7 +11,7 @@ import { TEST_NUMBERS } from '../../sandbox';
 import { type Fault, useFaultyProxy } from '../support/faultyProxy';
 import { accountCredentials, useSandbox } from '../support/sandbox';
 import { useStubServer } from '../support/stubServer';
-import { items, singleNodeWorkflow } from '../support/workflows';
+import { items, singleNodeWorkflow, smsSendParameters } from '../support/workflows';
 
 const sandbox = useSandbox();
 const proxy = useFaultyProxy(() => sandbox().accountBaseUrl, { requestTimeoutMs: 2_000 });
@@ -21,23 +21,17 @@ const credentials = () =>
 	accountCredentials(sandbox(), sandbox().credentials.account.unrestricted, proxy().url);
 const phoneDocId = () => ({ __rl: true, mode: 'id', value: sandbox().numbers.main });
 
-function sendSms(texts: string[], { to = TEST_NUMBERS.customer, continueOnFail = false } = {}) {
-	const workflow = singleNodeWorkflow(
-		ACCOUNT,
-		{
-			resource: 'sms',
-			operation: 'send',
-			phoneDocId: phoneDocId(),
-			to: '={{ $json.to }}',
-			message: '={{ $json.text }}',
-			// Skip If Sent Within off: this test is about the send itself, not the history read before it.
-			options: { skipIfSentWithinMinutes: 0 },
-		},
-		{ continueOnFail },
-	);
+/** One Send SMS node over `texts`, item i to `to[i % to.length]`. */
+function sendSms(
+	texts: string[],
+	{ to = [TEST_NUMBERS.customer as string], continueOnFail = false } = {},
+) {
+	const workflow = singleNodeWorkflow(ACCOUNT, smsSendParameters(sandbox().numbers.main), {
+		continueOnFail,
+	});
 	return runWorkflow(workflow, {
 		credentials: credentials(),
-		input: items(texts.length, (i) => ({ text: texts[i], to })),
+		input: items(texts.length, (i) => ({ text: texts[i], to: to[i % to.length] })),
 	});
 }
 
@@ -162,23 +156,7 @@ describe('SMS Send when the outcome of a send is unknown', () => {
 		];
 		proxy().inject('POST', '/v1/sms', ...faults, ...faults, ...faults);
 		const recipients = ['+447700900123', '+447700900124', '+447700900125'];
-		const workflow = singleNodeWorkflow(
-			ACCOUNT,
-			{
-				resource: 'sms',
-				operation: 'send',
-				phoneDocId: phoneDocId(),
-				to: '={{ $json.to }}',
-				message: '={{ $json.text }}',
-				// Skip If Sent Within off: this test is about the send itself, not the history read before it.
-				options: { skipIfSentWithinMinutes: 0 },
-			},
-			{ continueOnFail: true },
-		);
-		const result = await runWorkflow(workflow, {
-			credentials: credentials(),
-			input: items(texts.length, (i) => ({ text: texts[i], to: recipients[i % 3] })),
-		});
+		const result = await sendSms(texts, { to: recipients, continueOnFail: true });
 		expect(result.error).toBeUndefined();
 		const sent = smsSent();
 		const output = result.output('Node');
@@ -270,15 +248,10 @@ describe('when the node stops on an error (Continue On Fail off)', () => {
 		proxy().injectWhen('POST', '/v1/sms', unknownTo, 'failAfter');
 		const unreadable = { answer: 200, body: { success: true } };
 		proxy().injectWhen('GET', '/v1/sms', unknownTo, unreadable);
-		const workflow = singleNodeWorkflow(ACCOUNT, {
-			resource: 'sms',
-			operation: 'send',
-			phoneDocId: phoneDocId(),
-			to: '={{ $json.to }}',
-			message: 'Doors open at 7',
-			// Skip If Sent Within off: this test is about the send itself, not the history read before it.
-			options: { skipIfSentWithinMinutes: 0 },
-		});
+		const workflow = singleNodeWorkflow(
+			ACCOUNT,
+			smsSendParameters(sandbox().numbers.main, { message: 'Doors open at 7' }),
+		);
 		const result = await runWorkflow(workflow, {
 			credentials: credentials(),
 			input: items(3, (i) => ({
@@ -399,15 +372,7 @@ describe('when the look-up cannot decide, the item fails with "unknown whether â
 		runWorkflow(
 			singleNodeWorkflow(
 				ACCOUNT,
-				{
-					resource: 'sms',
-					operation: 'send',
-					phoneDocId: { __rl: true, mode: 'id', value: 'pd_1' },
-					to: '+447700900123',
-					message: 'Hello',
-					// Skip If Sent Within off: this test is about the send itself, not the history read before it.
-					options: { skipIfSentWithinMinutes: 0 },
-				},
+				smsSendParameters('pd_1', { to: '+447700900123', message: 'Hello' }),
 				{ continueOnFail },
 			),
 			{

@@ -14,8 +14,7 @@ import { NodeHelpers, type INode } from 'n8n-workflow';
 import { HarnessNodeTypes, runWorkflow, WebhookHarness, type WorkflowJson } from '../../harness';
 import { forgetCredentials } from '../../nodes/CommsUnified/trigger/credentialCache';
 import { TEST_NUMBERS, UNIFIED_KEYS } from '../../sandbox';
-import { unifiedApi } from '../sandbox/helpers';
-import { accountCredentials, unifiedCredentials, useSandbox } from '../support/sandbox';
+import { accountCredentials, unifiedApi, unifiedCredentials, useSandbox } from '../support/sandbox';
 
 // The Unified Trigger keeps the credential it verified with for a minute: its timer must not outlive the file.
 afterAll(forgetCredentials);

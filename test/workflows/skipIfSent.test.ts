@@ -11,7 +11,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { runWorkflow, START, CREDENTIAL_REFS, type WorkflowJson } from '../../harness';
 import { TEST_NUMBERS } from '../../sandbox';
 import { accountCredentials, smsSentElsewhere, useSandbox } from '../support/sandbox';
-import { items, singleNodeWorkflow } from '../support/workflows';
+import { items, singleNodeWorkflow, smsSendParameters } from '../support/workflows';
 
 const sandbox = useSandbox();
 
@@ -19,16 +19,8 @@ const RECIPIENTS = ['+447700900301', '+447700900302', '+447700900303'];
 
 type Send = { to: string; text: string };
 
-function sendParameters(options: IDataObject): INodeParameters {
-	return {
-		resource: 'sms',
-		operation: 'send',
-		phoneDocId: { __rl: true, mode: 'id', value: sandbox().numbers.main },
-		to: '={{ $json.to }}',
-		message: '={{ $json.text }}',
-		options: options as INodeParameters,
-	};
-}
+const sendParameters = (options: IDataObject) =>
+	smsSendParameters(sandbox().numbers.main, { options: options as INodeParameters });
 
 /** SMS Send over `sends`; `options` as saved (none: the defaults). */
 function send(

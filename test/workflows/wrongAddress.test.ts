@@ -7,7 +7,7 @@
 import { runCredentialTest, runWorkflow } from '../../harness';
 import { PROBE_TYPE, TransportProbe } from '../support/probeNode';
 import { useStubServer } from '../support/stubServer';
-import { singleNodeWorkflow } from '../support/workflows';
+import { singleNodeWorkflow, smsSendParameters } from '../support/workflows';
 
 const ACCOUNT_KEY = 'acc_wrong_address_0123456789';
 const UNIFIED_KEY = 'key_live_wrong_address_0123456789';
@@ -37,15 +37,7 @@ function expectWrongAddress(message: string | undefined, api: 'Account' | 'Unifi
 }
 
 describe('Comms Account node at an address that is not the API', () => {
-	const sms = {
-		resource: 'sms',
-		operation: 'send',
-		phoneDocId: { __rl: true, mode: 'id', value: 'pd_1' },
-		to: '+447700900123',
-		message: 'Your code is 1234',
-		// Skip If Sent Within off: this test is about the send itself, not the history read before it.
-		options: { skipIfSentWithinMinutes: 0 },
-	};
+	const sms = smsSendParameters('pd_1', { to: '+447700900123', message: 'Your code is 1234' });
 
 	it('SMS Send fails clearly instead of "succeeding" with the page cut into characters', async () => {
 		stub().reply(html());
