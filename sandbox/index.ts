@@ -41,7 +41,6 @@ export type { RequestLogEntry, Settings, InjectedFailure } from './world';
 export type { WebhookDelivery, WebhookEvent } from './webhooks';
 export type { SmsOrder, UnifiedService } from './state';
 export { SandboxControl } from './control';
-export { UNIFIED_EVENTS } from './events';
 export type {
 	BalancesPatch,
 	BalancesView,

@@ -33,18 +33,20 @@ import {
 	MAX_REMEMBERED_EVENTS,
 	recentEvents,
 } from '../../nodes/CommsUnified/trigger/replay';
-import {
-	TEST_EMAILS,
-	TEST_NUMBERS,
-	UNIFIED_EVENTS as ALL_EVENTS,
-	UNIFIED_KEYS,
-	WEBHOOK_SECRET,
-} from '../../sandbox';
+import { TEST_EMAILS, TEST_NUMBERS, UNIFIED_KEYS, WEBHOOK_SECRET } from '../../sandbox';
 import { captureLogs } from '../support/logs';
 import { unifiedApi, useSandbox } from '../support/sandbox';
 
 const TRIGGER = 'Comms Unified Trigger';
 const TYPE = 'n8n-nodes-comms-api.commsUnifiedTrigger';
+const ALL_EVENTS = [
+	'call.completed',
+	'call.failed',
+	'sms.delivered',
+	'sms.failed',
+	'email.delivered',
+	'email.bounced',
+];
 
 /** A node after the trigger that keeps what reached it, and can hold the run until released. */
 const reached: INodeExecutionData[][] = [];
