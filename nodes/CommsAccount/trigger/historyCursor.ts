@@ -43,9 +43,9 @@
  *   with two times, or once by `probeOrder`, and then remembered).
  * - **Never past the clock**: the cursor never moves beyond the time the caller gives, so one
  *   record dated in the future cannot make the polls after it skip the records that follow.
- *   The times remembered with ids are clamped to that time plus `FUTURE_TOLERANCE_MS` (and
- *   clamped again, to a later now, each time the server returns the id), so neither the
- *   `floor` nor the cursor can pass now, however many future-dated records a server sends.
+ *   Neither the `floor` nor the cursor can pass now (plus `FUTURE_TOLERANCE_MS`), however
+ *   many future-dated records a server sends; an id is remembered at the time the server gives
+ *   it, so one dated ahead is not forgotten while a later poll may return it.
  * - **Never below the lower bound**: a record older than the `since` the poll started from
  *   (a server ignoring `since`, or answering with older records) is never new: its id may have
  *   been forgotten already. The `floor` rises with the window (`cursor - lookBack`) at the end
@@ -147,16 +147,15 @@ export function endPoll(
 		);
 	} else if (start.resume !== undefined && start.sweep !== undefined) resume = start.sweep;
 
-	// Remember every id a later poll may return again: those at or after its `since`. An id
-	// remembered at a clamped time and returned again is clamped again, to this poll's now.
+	// Remember every id a later poll may return again: those at or after its `since`, at the time
+	// the server gives (the latest it gave): an id is forgotten only once the floor has passed
+	// that time, however far past now it is dated.
 	const entries: Array<[string, number]> = [
 		...start.seen.map(([key, at]): [string, number] => {
 			const again = poll.resighted.get(key);
-			return [key, clamp(again === undefined ? at : Math.max(at, again))];
+			return [key, again === undefined ? at : Math.max(at, again)];
 		}),
-		...remember
-			.filter(([, at]) => !Number.isNaN(at))
-			.map(([key, at]): [string, number] => [key, clamp(at)]),
+		...remember.filter(([, at]) => !Number.isNaN(at)),
 	];
 	// The floor never goes down (a clock that steps back must not reopen history), never rises
 	// past now, and a floor already far past now (a state from before this rule) comes back.
@@ -167,9 +166,11 @@ export function endPoll(
 	);
 	let kept = entries.filter(([, at]) => at >= floor);
 	if (kept.length > settings.maxSeen) {
-		kept.sort((a, b) => b[1] - a[1]);
-		const boundary = kept[settings.maxSeen][1];
-		kept = kept.filter(([, at]) => at > boundary);
+		// Too many: the oldest go first; those dated past now (beyond the tolerance) count as
+		// dated then, and the floor that follows never passes now.
+		kept.sort((a, b) => clamp(b[1]) - clamp(a[1]));
+		const boundary = clamp(kept[settings.maxSeen][1]);
+		kept = kept.filter(([, at]) => clamp(at) > boundary);
 		// Past the dropped ids, but never past now: a record sent after this poll is never below it.
 		floor = Math.max(floor, Math.min(boundary + 1, nowMs + CLOCK_PRECISION_MS + 1));
 	}

@@ -18,6 +18,7 @@ import {
 	type CursorSettings,
 	type CursorState,
 	DEFAULT_SETTINGS,
+	FUTURE_TOLERANCE_MS,
 	MAX_PAGES_PER_POLL,
 	type RecordShape,
 } from './cursorState';
@@ -62,6 +63,9 @@ export function activationState(
 		newest > -Infinity
 	)
 		floor = Math.max(floor, newest + 1);
+	// Never past now (with the tolerance every poll gives future-dated records): a poll brings a
+	// floor past that back, so the records between are kept by id, not left to the floor.
+	floor = Math.min(floor, nowMs + FUTURE_TOLERANCE_MS);
 	const seen = poll.found
 		.filter((found) => !Number.isNaN(found.at) && found.at >= floor && found.at < newFromMs)
 		.map((found): [string, number] => [found.key, found.at])
