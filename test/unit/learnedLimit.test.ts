@@ -21,7 +21,16 @@ function queue(limiter: RateLimiter, clock: FakeClock) {
 			});
 		}
 	};
-	return { granted, ask, asked: () => asked };
+	/** One more request is asked for, and goes at `atMs` exactly: not a millisecond before. */
+	const nextGoesAt = async (atMs: number) => {
+		const before = granted.length;
+		ask(1);
+		await clock.advance(atMs - 1 - clock.now());
+		expect(granted).toHaveLength(before);
+		await clock.advance(1);
+		expect(granted).toHaveLength(before + 1);
+	};
+	return { granted, ask, asked: () => asked, nextGoesAt };
 }
 
 /** A first burst of `accepted` requests taken at 0 and answered 20 ms later, then one refused. */
@@ -73,17 +82,9 @@ describe('the first refusal', () => {
 		expect(limiter.allowance).toBe(600);
 		expect(limiter.cuts).toBe(0);
 		// A second (a sixtieth of the documented window), then twice as long each time, up to a window.
-		q.ask(1);
-		await clock.advance(999);
-		expect(q.granted).toHaveLength(1);
-		await clock.advance(1);
-		expect(q.granted).toHaveLength(2);
+		await q.nextGoesAt(1000);
 		q.granted[1].release('rateLimited');
-		q.ask(1);
-		await clock.advance(1999);
-		expect(q.granted).toHaveLength(2);
-		await clock.advance(1);
-		expect(q.granted).toHaveLength(3);
+		await q.nextGoesAt(3000);
 	});
 
 	it('...but never past a documented window after the first such refusal: what filled the window then has left it by that moment', async () => {
@@ -102,25 +103,13 @@ describe('the first refusal', () => {
 			refusedAt += 1000 * 2 ** i;
 		}
 		expect(clock.now()).toBe(31_000);
-		q.ask(1);
-		await clock.advance(60_000 - 31_000 - 1);
-		expect(q.granted).toHaveLength(6);
-		await clock.advance(1);
-		expect(q.granted).toHaveLength(7);
+		await q.nextGoesAt(60_000);
 		// Refused there (the others still send): the doubling's own wake, 63 s, still holds (not a
 		// whole window from now), and after it the doubling goes on, up to a window.
 		q.granted[6].release('rateLimited');
-		q.ask(1);
-		await clock.advance(63_000 - 60_000 - 1);
-		expect(q.granted).toHaveLength(7);
-		await clock.advance(1);
-		expect(q.granted).toHaveLength(8);
+		await q.nextGoesAt(63_000);
 		q.granted[7].release('rateLimited');
-		q.ask(1);
-		await clock.advance(60_000 - 1);
-		expect(q.granted).toHaveLength(8);
-		await clock.advance(1);
-		expect(q.granted).toHaveLength(9);
+		await q.nextGoesAt(123_000);
 	});
 });
 

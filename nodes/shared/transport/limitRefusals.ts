@@ -79,10 +79,10 @@ export abstract class LimitRefusals extends LimitState {
 		// Refused at the turn, before the doubling's next wake: that wake still holds.
 		if (now < this.emptyWakeAt) return this.emptyWakeAt - now;
 		const tries = this.emptyRefusals++;
-		if (tries === 0) this.emptySince = now;
 		const { windowMs } = this.documented;
+		if (tries === 0) this.emptyTurnAt = now + windowMs;
 		this.emptyWakeAt = now + Math.min(windowMs, (windowMs / 60) * 2 ** tries);
-		const turnAt = this.emptySince + windowMs;
+		const turnAt = this.emptyTurnAt;
 		return (turnAt > now ? Math.min(turnAt, this.emptyWakeAt) : this.emptyWakeAt) - now;
 	}
 

@@ -111,11 +111,11 @@ export abstract class LimitState {
 	protected probeRefusals = 0;
 	protected probeRefusedAt = -Infinity;
 	/**
-	 * Refusals in a row with nothing of ours in the window, when the first came, and when the
-	 * doubling hold after the last ends.
+	 * Refusals in a row with nothing of ours in the window, when what filled the window at the
+	 * first has left it (a documented window on), and when the doubling hold after the last ends.
 	 */
 	protected emptyRefusals = 0;
-	protected emptySince = 0;
+	protected emptyTurnAt = 0;
 	protected emptyWakeAt = -Infinity;
 	/** When the first refusal came. */
 	protected learnedAt = 0;
