@@ -3,7 +3,15 @@
  * first cut, a longer window, a smaller allowance, the end of probes for more, and the hold of
  * a key whose window someone else filled. Pure.
  */
-import { CLOSE, GROWN_KEPT, GROWTH, LimitState, type PlaceCounts, type Ticket } from './limitState';
+import {
+	CLOSE,
+	GROWN_KEPT,
+	GROWTH,
+	LimitState,
+	type PlaceCounts,
+	SHARED_SHARE,
+	type Ticket,
+} from './limitState';
 
 export abstract class LimitRefusals extends LimitState {
 	/**
@@ -76,6 +84,7 @@ export abstract class LimitRefusals extends LimitState {
 			const tries = this.emptyRefusals++;
 			return Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** tries);
 		}
+		this.keyShared = true;
 		// Refused at the turn, before the doubling's next wake: that wake still holds.
 		if (now < this.emptyWakeAt) return this.emptyWakeAt - now;
 		const tries = this.emptyRefusals++;
@@ -91,6 +100,10 @@ export abstract class LimitRefusals extends LimitState {
 		const acceptedWithin = (windowMs: number) =>
 			places.acceptedSentIn(ticket.sentAt - windowMs, ticket.sentAt);
 		if (acceptedWithin(this.windowMs) === 0) return this.emptyWindow(now);
+		// The documented limit accepted within the documented window, then a refusal: the server
+		// allows what is documented, and another client took a place.
+		const { perWindow } = this.documented;
+		if (acceptedWithin(this.documented.windowMs) >= perWindow * SHARED_SHARE) this.keyShared = true;
 		let windowMs = this.documented.windowMs;
 		for (;;) {
 			const next = this.floorMs(acceptedWithin(windowMs));
@@ -117,6 +130,11 @@ export abstract class LimitRefusals extends LimitState {
 	protected lengthen(now: number, ticket: Ticket, places: PlaceCounts): number {
 		if (places.acceptedSentIn(ticket.sentAt - this.maxWindowMs(), ticket.sentAt) === 0)
 			return this.emptyWindow(now);
+		// On a key known to be shared, a refusal at the documented window is a smaller share, not
+		// a longer window: lengthened, it drifted past the documented one to the longest (two),
+		// where every refused cycle starts again at once (a 429 each round trip).
+		if (this.keyShared && this.windowMs >= this.documented.windowMs)
+			return this.cutAllowance(now, ticket, places);
 		if (this.exploring) this.probeRefused(now, 1, 'window');
 		const documentedMs = this.documented.windowMs;
 		this.tooShortMs = Math.max(this.tooShortMs, this.windowMs);

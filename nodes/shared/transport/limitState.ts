@@ -40,7 +40,7 @@ export interface PlaceCounts {
 	acceptedSentIn(from: number, to: number): number;
 }
 
-/** The window grows by half when a cycle's first request is refused. */
+/** The window grows by a quarter when a cycle's first request is refused (before it was accepted). */
 export const GROWTH = 1.25;
 /** Bisection stops when the shortest window accepted is within 5% of the longest refused. */
 export const CLOSE = 1.05;
@@ -48,6 +48,8 @@ export const CLOSE = 1.05;
 export const QUIET = 1 / 4;
 /** Cycles a window must see accepted before a cycle's rest follows its first request unasked. */
 export const CONFIRM = 2;
+/** The share of the documented limit accepted in its window that shows the server allows it. */
+export const SHARED_SHARE = 0.9;
 /** Allowance probes in flight at once when growing starts. */
 export const GROWING_IN_FLIGHT = 2;
 /** Places the probes must add before they count as room in the window (fewer: refilled tokens). */
@@ -115,6 +117,11 @@ export abstract class LimitState {
 	 * first has left it (a documented window on), and when the doubling hold after the last ends.
 	 */
 	protected emptyRefusals = 0;
+	/**
+	 * Whether another client is known to share the key: a refusal came with nothing of ours in
+	 * the window, or after this process had the documented limit accepted in the documented window.
+	 */
+	protected keyShared = false;
 	protected emptyTurnAt = 0;
 	protected emptyWakeAt = -Infinity;
 	/** When the first refusal came. */
