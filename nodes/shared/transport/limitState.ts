@@ -117,10 +117,7 @@ export abstract class LimitState {
 	 * first has left it (a documented window on), and when the doubling hold after the last ends.
 	 */
 	protected emptyRefusals = 0;
-	/**
-	 * Whether another client is known to share the key: a refusal came with nothing of ours in
-	 * the window, or after this process had the documented limit accepted in the documented window.
-	 */
+	/** Another client shares the key: a refusal with nothing of ours, or after the documented limit. */
 	protected keyShared = false;
 	protected emptyTurnAt = 0;
 	protected emptyWakeAt = -Infinity;
