@@ -885,6 +885,20 @@ const STAMPED_AHEAD: Scenario[] = [
 			{ kind: 'arrive', count: 1, lateBy: 0, spread: 0, undated: 0 },
 		],
 	},
+	{
+		event: 'callEnded',
+		behaviour: { order: 'oldestFirst', ignoresSince: true, junk: false },
+		pageSize: 2,
+		maxPages: 1,
+		maxLookups: 1,
+		lookBackSeconds: 7,
+		includeLastSeconds: 0,
+		skewMs: 47_298,
+		history: 2,
+		historyAheadMs: 7000,
+		fates: [0],
+		steps: [{ kind: 'clock', byMs: 5802 }, { kind: 'poll' }],
+	},
 ];
 
 describe.each<EventKind>(['smsReceived', 'smsDelivered', 'callEnded'])(
@@ -1031,6 +1045,37 @@ describe('the cases found by trying the trigger as a user would', () => {
 			}),
 		],
 	];
+	// Found by review (2026-11-28): a call still in progress after its day, let go flagged, was
+	// remembered at the time it was tracked at (now plus the tolerance, with the API's clock more
+	// than a minute ahead), forgotten, and emitted again when the list returned it.
+	const ahead = (skewMs: number, over: Partial<Scenario>) =>
+		base({
+			event: 'callEnded',
+			pageSize: 1,
+			maxPages: 1,
+			maxLookups: 1,
+			lookBackSeconds: 0,
+			skewMs,
+			history: 1,
+			...over,
+		});
+	cases.push(
+		[
+			"Call Ended, the API's clock 61.1 s ahead: a call from publishing that never ends is emitted once, flagged",
+			ahead(61_101, { includeLastSeconds: 1, fates: [2432] }),
+		],
+		[
+			"Call Ended, the API's clock 60 s ahead: six calls stored a second late, one that never ends: each emitted once",
+			ahead(60_001, {
+				fates: [14270, 0],
+				steps: [
+					{ kind: 'arrive', count: 6, lateBy: 1, spread: 1, undated: 0 },
+					{ kind: 'poll' },
+					{ kind: 'poll' },
+				],
+			}),
+		],
+	);
 	// Reported against the version that learnt the API's clock from Date headers and took any
 	// status not on its list for an ending (issue 36).
 	const reported: Array<[string, Scenario]> = [

@@ -157,11 +157,13 @@ export function endPoll(
 		}),
 		...remember.filter(([, at]) => !Number.isNaN(at)),
 	];
-	// The floor never goes down (a clock that steps back must not reopen history), never rises
-	// past now, and a floor already far past now (a state from before this rule) comes back.
-	// While a pass from `sweep` (or `resume`) is to come, nothing from there on is forgotten.
+	// The floor never goes down (a clock that steps back must not reopen history: the ids under
+	// it are forgotten), never rises past now, and a floor more than the tolerance past where it
+	// may lie (a state from before this rule, or n8n's clock stepped back by more than a minute)
+	// comes back there. While a pass from `sweep` (or `resume`) is to come, nothing from there on
+	// is forgotten.
 	let floor = Math.max(
-		Math.min(start.floor, latest),
+		start.floor > latest + FUTURE_TOLERANCE_MS ? latest : start.floor,
 		Math.min(cursor - settings.lookBackMs, nowMs + 1, resume ?? Infinity, sweep ?? Infinity),
 	);
 	let kept = entries.filter(([, at]) => at >= floor);

@@ -178,7 +178,13 @@ function letGo(round: Round): { expired: number; overflowed: number } {
 	let overflowed = 0;
 	const release = (id: string, entry: Tracked) => {
 		pending.delete(id);
-		round.remember.push([id, entry.dated ? entry.at : NaN]);
+		// Remembered until the list can no longer return it: at its own time where it was read
+		// this poll, else at the latest a record can be taken for now (tracked, a time past now
+		// plus the tolerance is held there, and the list may return the id until its own).
+		const read = round.lastRecord.get(id);
+		const listAt = read ? describeRecord(kind, read).at : NaN;
+		const until = Number.isNaN(listAt) ? round.nowMs + FUTURE_TOLERANCE_MS : listAt;
+		round.remember.push([id, entry.dated ? Math.max(entry.at, until) : NaN]);
 		if (kind === 'callEnded')
 			round.emit.push({
 				id,
