@@ -3,15 +3,7 @@
  * first cut, a longer window, a smaller allowance, the end of probes for more, and the hold of
  * a key whose window someone else filled. Pure.
  */
-import {
-	CLOSE,
-	GROWN_KEPT,
-	GROWTH,
-	LimitState,
-	type PlaceCounts,
-	SHARED_SHARE,
-	type Ticket,
-} from './limitState';
+import { CLOSE, GROWN_KEPT, GROWTH, LimitState, type PlaceCounts, type Ticket } from './limitState';
 
 export abstract class LimitRefusals extends LimitState {
 	/**
@@ -100,10 +92,6 @@ export abstract class LimitRefusals extends LimitState {
 		const acceptedWithin = (windowMs: number) =>
 			places.acceptedSentIn(ticket.sentAt - windowMs, ticket.sentAt);
 		if (acceptedWithin(this.windowMs) === 0) return this.emptyWindow(now);
-		// The documented limit accepted within the documented window, then a refusal: the server
-		// allows what is documented, and another client took a place.
-		const { perWindow } = this.documented;
-		if (acceptedWithin(this.documented.windowMs) >= perWindow * SHARED_SHARE) this.keyShared = true;
 		let windowMs = this.documented.windowMs;
 		for (;;) {
 			const next = this.floorMs(acceptedWithin(windowMs));

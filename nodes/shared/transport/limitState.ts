@@ -48,8 +48,6 @@ export const CLOSE = 1.05;
 export const QUIET = 1 / 4;
 /** Cycles a window must see accepted before a cycle's rest follows its first request unasked. */
 export const CONFIRM = 2;
-/** The share of the documented limit accepted in its window that shows the server allows it. */
-export const SHARED_SHARE = 0.9;
 /** Allowance probes in flight at once when growing starts. */
 export const GROWING_IN_FLIGHT = 2;
 /** Places the probes must add before they count as room in the window (fewer: refilled tokens). */
@@ -117,10 +115,10 @@ export abstract class LimitState {
 	 * first has left it (a documented window on), and when the doubling hold after the last ends.
 	 */
 	protected emptyRefusals = 0;
-	/** Another client shares the key: a refusal with nothing of ours, or after the documented limit. */
-	protected keyShared = false;
 	protected emptyTurnAt = 0;
 	protected emptyWakeAt = -Infinity;
+	/** Another client shares the key: a refusal came with nothing of ours in the window. */
+	protected keyShared = false;
 	/** When the first refusal came. */
 	protected learnedAt = 0;
 	/** Round trips (dispatch to answer) of the last accepted requests. */
