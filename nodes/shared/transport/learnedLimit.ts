@@ -21,11 +21,8 @@
  *   been accepted, by 5% once it had (a fixed window's turn drifting into the cycle), back to the
  *   last settled one if shorter; with half the documented limit or more, or once it would reach
  *   three quarters of the documented window, the documented window next (other processes share
- *   it, and only there does the allowance grow when they leave room). On a key known to be
- *   shared (a refusal came with nothing of ours in the window), a refusal at the documented
- *   window is a smaller share: the allowance is cut, and the window never lengthens past it
- *   (alone, a longer window than documented is lengthened into). One request at a time until a
- *   cycle's first is accepted.
+ *   it, and only there does the allowance grow when they leave room). One request at a time
+ *   until a cycle's first is accepted.
  * - **Bisection.** Between the longest window refused and the shortest accepted, probes (a
  *   cycle's first request, sent when a place of the window in between frees), until they are
  *   within 5%; the shorter window a probe found goes back if its cycle is refused midway.

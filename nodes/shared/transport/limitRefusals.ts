@@ -76,7 +76,6 @@ export abstract class LimitRefusals extends LimitState {
 			const tries = this.emptyRefusals++;
 			return Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** tries);
 		}
-		this.keyShared = true;
 		// Refused at the turn, before the doubling's next wake: that wake still holds.
 		if (now < this.emptyWakeAt) return this.emptyWakeAt - now;
 		const tries = this.emptyRefusals++;
@@ -118,11 +117,6 @@ export abstract class LimitRefusals extends LimitState {
 	protected lengthen(now: number, ticket: Ticket, places: PlaceCounts): number {
 		if (places.acceptedSentIn(ticket.sentAt - this.maxWindowMs(), ticket.sentAt) === 0)
 			return this.emptyWindow(now);
-		// On a key known to be shared, a refusal at the documented window is a smaller share, not
-		// a longer window: lengthened, it drifted past the documented one to the longest (two),
-		// where every refused cycle starts again at once (a 429 each round trip).
-		if (this.keyShared && this.windowMs >= this.documented.windowMs)
-			return this.cutAllowance(now, ticket, places);
 		if (this.exploring) this.probeRefused(now, 1, 'window');
 		const documentedMs = this.documented.windowMs;
 		this.tooShortMs = Math.max(this.tooShortMs, this.windowMs);

@@ -117,8 +117,6 @@ export abstract class LimitState {
 	protected emptyRefusals = 0;
 	protected emptyTurnAt = 0;
 	protected emptyWakeAt = -Infinity;
-	/** Another client shares the key: a refusal came with nothing of ours in the window. */
-	protected keyShared = false;
 	/** When the first refusal came. */
 	protected learnedAt = 0;
 	/** Round trips (dispatch to answer) of the last accepted requests. */
