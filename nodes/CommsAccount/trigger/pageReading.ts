@@ -241,14 +241,12 @@ export function readPage(poll: Poll, page: SmsPage): Poll {
 	// A whole page at one time (at `since`, or one later): asking again from that time returns
 	// the same page, and `since` is inclusive to the millisecond, so one millisecond later reads
 	// past it. The records at that time beyond the page cannot be read.
-	// Said when the page brought records not read before, or when the group is newer than the
-	// position and not said before (later polls re-reading the window step past it quietly).
+	// Said when the page brought records not read before, or when the group is not the one said
+	// last: one under the position can fill its page after it was read (a record stored late, an
+	// undated record on every page), hiding a record nobody read. Later polls re-reading the
+	// window step past the group said last quietly.
 	poll.steppedPast = newest;
-	fallShort(
-		poll,
-		'sameSentAt',
-		fresh > 0 || (newest >= poll.start.cursor && newest !== poll.start.overflow),
-	);
+	fallShort(poll, 'sameSentAt', fresh > 0 || newest !== poll.start.overflow);
 	next(newest + 1);
 	return poll;
 }
