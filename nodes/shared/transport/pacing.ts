@@ -36,7 +36,7 @@ export interface RateLimit {
 
 /** Share of the window that sets the first requests' spacing (3 s of a minute: 5 ms at 600). */
 export const SPREAD_OF_WINDOW = 1 / 20;
-/** The spacing holds for a twelfth of the limit (50 of 600), then shrinks as 1/count. */
+/** The spacing holds for a quarter of the limit (150 of 600), then shrinks as 1/count. */
 const RAMP_SHARE = 1 / 4;
 
 /** How an attempt ended, as far as the rate limit is concerned. */
@@ -166,9 +166,10 @@ export class RateLimiter {
 	}
 
 	/**
-	 * The least spacing between two requests: `spreadMs / perWindow` for the first twelfth of
+	 * The least spacing between two requests: `spreadMs / perWindow` for the first quarter of
 	 * the limit in the window, then shrinking as 1/count, so a window's worth goes out in about
-	 * a third of `spreadMs`, while a server that allows only a few refuses only a few.
+	 * three fifths of `spreadMs` (1.8 s of 3 s), while a server that allows only a few refuses
+	 * only a few.
 	 */
 	private gapMs(now: number): number {
 		const { spreadMs = 0, perWindow, windowMs } = this.limit;
