@@ -151,7 +151,7 @@ describe('draining more than a page', () => {
 				expect(polled).toMatchObject({
 					shortfall: 'sameSentAt',
 					newMayBeHidden: true,
-					steppedPast: at(1),
+					steppedPast: [at(1)],
 				});
 			} else {
 				// Newest first, the page shows the order and holds the newest: nothing to page.
@@ -423,6 +423,14 @@ describe('the clock and the bounds', () => {
 			floor: 1,
 			seen: [['a', 3]],
 		});
+	});
+
+	it('parseState reads the groups said before, as a list or as the one time an older version kept', () => {
+		const state = { v: 1, cursor: 5, floor: 1, seen: [] };
+		expect(parseState({ ...state, overflow: [2, 4] })?.overflow).toEqual([2, 4]);
+		expect(parseState({ ...state, overflow: 4 })?.overflow).toEqual([4]);
+		expect(parseState({ ...state, overflow: [2, 'x', null] })?.overflow).toEqual([2]);
+		expect(parseState({ ...state, overflow: 'x' })).not.toHaveProperty('overflow');
 	});
 });
 

@@ -22,8 +22,8 @@ export interface CursorState {
 	resume?: number;
 	/** Epoch ms: where the window began when a poll first stopped; read again once caught up. */
 	sweep?: number;
-	/** Epoch ms: the time of the last group of more than a page that a poll said it stepped past. */
-	overflow?: number;
+	/** Epoch ms: the times of the groups of more than a page that polls said they stepped past. */
+	overflow?: number[];
 	/** The order the server was last seen to use. */
 	order?: SmsOrder;
 	/** What the cursor is for (event and filters): another fingerprint starts afresh. */
@@ -67,6 +67,8 @@ const MAX_SEEN = 5000;
 export const MAX_PAGES_PER_POLL = 25;
 /** Records without a usable time whose ids are remembered. */
 export const MAX_UNDATED = 1000;
+/** Groups of more than a page that were said, remembered (the newest) so as not to say them again. */
+export const MAX_OVERFLOW = 100;
 /** How far past the caller's clock a remembered time may be (a server's clock a little ahead). */
 export const FUTURE_TOLERANCE_MS = 60_000;
 /**
@@ -115,6 +117,10 @@ export function parseState(value: unknown): CursorState | undefined {
 	const order =
 		state.order === 'oldestFirst' || state.order === 'newestFirst' ? state.order : undefined;
 	const fp = typeof state.fp === 'string' ? state.fp : undefined;
+	// One time: a state from before polls remembered every group they said.
+	const overflow = (Array.isArray(state.overflow) ? state.overflow : [state.overflow]).filter(
+		finite,
+	);
 	return {
 		v: 1,
 		cursor: state.cursor,
@@ -123,7 +129,7 @@ export function parseState(value: unknown): CursorState | undefined {
 		...(undated.length ? { undated } : {}),
 		...(finite(state.resume) ? { resume: state.resume } : {}),
 		...(finite(state.sweep) ? { sweep: state.sweep } : {}),
-		...(finite(state.overflow) ? { overflow: state.overflow } : {}),
+		...(overflow.length ? { overflow } : {}),
 		...(order ? { order } : {}),
 		...(fp === undefined ? {} : { fp }),
 	};

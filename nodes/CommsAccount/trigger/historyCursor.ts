@@ -61,6 +61,7 @@ import {
 	type CursorState,
 	FUTURE_TOLERANCE_MS,
 	CLOCK_PRECISION_MS,
+	MAX_OVERFLOW,
 	MAX_UNDATED,
 	type SmsOrder,
 } from './cursorState';
@@ -88,8 +89,8 @@ export interface PollResult {
 	newMayBeHidden: boolean;
 	/** Why the poll stopped before the end; the next poll reads on from there. */
 	stopped?: Stop;
-	/** The time of a page of records sharing one time that was stepped past. */
-	steppedPast?: number;
+	/** The times of the pages of records sharing one time that the poll said it stepped past. */
+	steppedPast?: number[];
 	/** Entries of the pages that were not records, skipped. */
 	skipped: number;
 	/** Records without a usable time among `emit`. */
@@ -189,8 +190,16 @@ export function endPoll(
 		.slice(-(settings.maxUndated ?? MAX_UNDATED));
 
 	const order = poll.order ?? start.order;
-	const overflow =
-		poll.shortfall === 'sameSentAt' && poll.newMayBeHidden ? poll.steppedPast : start.overflow;
+	// The groups said so far (a poll whose warning was about something else names none).
+	const overflow = [
+		...new Set([
+			...(start.overflow ?? []),
+			...(poll.shortfall === 'sameSentAt' ? poll.steppedPast : []),
+		]),
+	]
+		.filter((at) => at >= floor)
+		.sort((a, b) => a - b)
+		.slice(-MAX_OVERFLOW);
 	return {
 		state: {
 			v: 1,
@@ -200,7 +209,7 @@ export function endPoll(
 			...(undatedKept.length ? { undated: undatedKept } : {}),
 			...(resume === undefined ? {} : { resume }),
 			...(sweep === undefined ? {} : { sweep }),
-			...(overflow === undefined || overflow < floor ? {} : { overflow }),
+			...(overflow.length ? { overflow } : {}),
 			...(order ? { order } : {}),
 			...(start.fp === undefined ? {} : { fp: start.fp }),
 		},
@@ -209,7 +218,7 @@ export function endPoll(
 		...(poll.shortfall ? { shortfall: poll.shortfall } : {}),
 		newMayBeHidden: poll.newMayBeHidden,
 		...(poll.stopped ? { stopped: poll.stopped } : {}),
-		...(poll.steppedPast === undefined ? {} : { steppedPast: poll.steppedPast }),
+		...(poll.steppedPast.length ? { steppedPast: poll.steppedPast } : {}),
 		skipped: poll.skipped,
 		undated: poll.found.filter((found) => Number.isNaN(found.at)).length,
 	};

@@ -176,7 +176,7 @@ export interface InProgressResult {
 	shortfall?: Shortfall;
 	newMayBeHidden: boolean;
 	stopped?: Stop;
-	steppedPast?: number;
+	steppedPast?: number[];
 	/** Entries that were not records (or had no id), skipped. */
 	skipped: number;
 	/** Records without a usable time among `emit`. */

@@ -67,8 +67,8 @@ export interface Poll {
 	newMayBeHidden: boolean;
 	/** Why the poll stopped reading before the end (the next one reads on from `sinceMs`). */
 	stopped: Stop | undefined;
-	/** The time of the page of records sharing one time that was stepped past, if any. */
-	steppedPast: number | undefined;
+	/** The times of the pages of records sharing one time that this poll said it stepped past. */
+	readonly steppedPast: number[];
 	readonly known: Set<string>;
 	readonly tracked: ReadonlySet<string>;
 	sinceMs: number;
@@ -117,7 +117,7 @@ export function beginPoll(
 		shortfall: undefined,
 		newMayBeHidden: false,
 		stopped: undefined,
-		steppedPast: undefined,
+		steppedPast: [],
 		known: new Set([...start.seen.map(([id]) => id), ...(start.undated ?? []).map(([id]) => id)]),
 		tracked,
 		sinceMs,
@@ -241,12 +241,13 @@ export function readPage(poll: Poll, page: SmsPage): Poll {
 	// A whole page at one time (at `since`, or one later): asking again from that time returns
 	// the same page, and `since` is inclusive to the millisecond, so one millisecond later reads
 	// past it. The records at that time beyond the page cannot be read.
-	// Said when the page brought records not read before, or when the group is not the one said
-	// last: one under the position can fill its page after it was read (a record stored late, an
+	// Said when the page brought records not read before, or when no poll has said the group:
+	// one under the position can fill its page after it was read (a record stored late, an
 	// undated record on every page), hiding a record nobody read. Later polls re-reading the
-	// window step past the group said last quietly.
-	poll.steppedPast = newest;
-	fallShort(poll, 'sameSentAt', fresh > 0 || newest !== poll.start.overflow);
+	// window step past a group said before quietly.
+	const said = fresh > 0 || !(poll.start.overflow ?? []).includes(newest);
+	if (said) poll.steppedPast.push(newest);
+	fallShort(poll, 'sameSentAt', said);
 	next(newest + 1);
 	return poll;
 }

@@ -13,7 +13,7 @@ export interface ReadReport {
 	shortfall?: Shortfall;
 	newMayBeHidden: boolean;
 	stopped?: Stop;
-	steppedPast?: number;
+	steppedPast?: number[];
 	/** Records without a usable time emitted by this poll. */
 	undated: number;
 }
@@ -43,7 +43,7 @@ function shortfallText(read: ReadReport, { records, time }: Nouns): string | und
 		case 'newestFirstFull':
 			return `more ${records} arrived since the last poll than one page (${MAX_PAGE_SIZE}) holds, and the API returns the newest first, so the older of them could not be read. Split the trigger by Phone Number or Peer to stay under ${MAX_PAGE_SIZE} per poll.`;
 		case 'sameSentAt':
-			return `more than one page (${MAX_PAGE_SIZE}) of ${records} share one ${time}${read.steppedPast === undefined ? '' : ` (${new Date(read.steppedPast).toISOString()})`}: the API cannot page past them, so one page of them was read and the trigger moved on past that time.`;
+			return `more than one page (${MAX_PAGE_SIZE}) of ${records} share one ${time}${read.steppedPast?.length ? ` (${read.steppedPast.map((at) => new Date(at).toISOString()).join(', ')})` : ''}: the API cannot page past them, so one page of them was read and the trigger moved on past that time.`;
 		case 'noProgress':
 			return `the API answered with a full page of ${records} all older than the since asked for (it seems to ignore since), so nothing after that page could be read.`;
 		case 'unordered':
