@@ -396,6 +396,40 @@ describe('the clock and the bounds', () => {
 		expect(second.state.undated?.map(([id]) => id).sort()).toEqual(['u2', 'u4']);
 	});
 
+	it('a group a warning covered before is stepped past quietly, and does not hide the reason a later page gives', () => {
+		const sms = (id: string, seconds: number) => ({ id, sentAt: iso(at(seconds)) });
+		const start: CursorState = {
+			...baseline(at(0)),
+			cursor: at(1),
+			seen: [
+				['a', at(1)],
+				['b', at(1)],
+				['c', at(1)],
+			],
+			overflow: [at(1)],
+		};
+		const p = beginPoll(start, settings());
+		readPage(p, { messages: [sms('a', 1), sms('b', 1), sms('c', 1)] });
+		expect(p).toMatchObject({ shortfall: 'sameSentAt', newMayBeHidden: false, steppedPast: [] });
+		// Then a full page in no order: its reason is the one reported.
+		readPage(p, { messages: [sms('d', 3), sms('e', 2), sms('f', 4)] });
+		const ended = endPoll(p, at(10));
+		expect(ended).toMatchObject({ shortfall: 'unordered', newMayBeHidden: true });
+		expect(ended).not.toHaveProperty('steppedPast');
+		expect(ended.state.overflow).toEqual([at(1)]);
+	});
+
+	it('a group said after a page in no order is not remembered as covered: the warning did not name it', () => {
+		const sms = (id: string, seconds: number) => ({ id, sentAt: iso(at(seconds)) });
+		const p = beginPoll(baseline(at(0)), settings());
+		readPage(p, { messages: [sms('a', 3), sms('b', 2), sms('c', 4)] });
+		readPage(p, { messages: [sms('c', 4), sms('d', 4), sms('e', 4)] });
+		const ended = endPoll(p, at(10));
+		expect(ended).toMatchObject({ shortfall: 'unordered', newMayBeHidden: true });
+		expect(ended).not.toHaveProperty('steppedPast');
+		expect(ended.state).not.toHaveProperty('overflow');
+	});
+
 	it('parseState takes only a state of ours', () => {
 		const state: CursorState = {
 			v: 1,

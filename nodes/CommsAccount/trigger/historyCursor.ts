@@ -22,10 +22,11 @@
  *   before, so no state leads to the same requests for ever. Results oldest first are paged
  *   forward (the next `since` is the newest time of the page); a full page whose records all
  *   share one time is stepped past (`since` one millisecond later: the records at that time
- *   beyond the page cannot be read, and the poll says so); a full page in no order is paged
- *   on from its newest time, with a warning. Results newest first cannot be paged with `since`
- *   alone: a full page hides whatever lies between `since` and its oldest record, and asking
- *   again returns the same page. Nothing more can be read; the poll says so (`shortfall`).
+ *   beyond the page cannot be read, and the poll says so unless a warning covered that group
+ *   before); a full page in no order is paged on from its newest time, with a warning. Results
+ *   newest first cannot be paged with `since` alone: a full page hides whatever lies between
+ *   `since` and its oldest record, and asking again returns the same page. Nothing more can be
+ *   read; the poll says so (`shortfall`).
  * - **A bounded poll that resumes**: a poll reads at most `maxPages` pages (and stops earlier
  *   when its caller's time budget says so). Where it stopped is kept (`resume`), and the next
  *   poll reads on from there instead of the window, so a backlog is caught up over the next
@@ -89,7 +90,7 @@ export interface PollResult {
 	newMayBeHidden: boolean;
 	/** Why the poll stopped before the end; the next poll reads on from there. */
 	stopped?: Stop;
-	/** The times of the pages of records sharing one time that the poll said it stepped past. */
+	/** The times of the pages of records sharing one time that the poll's warning names. */
 	steppedPast?: number[];
 	/** Entries of the pages that were not records, skipped. */
 	skipped: number;
@@ -218,7 +219,9 @@ export function endPoll(
 		...(poll.shortfall ? { shortfall: poll.shortfall } : {}),
 		newMayBeHidden: poll.newMayBeHidden,
 		...(poll.stopped ? { stopped: poll.stopped } : {}),
-		...(poll.steppedPast.length ? { steppedPast: poll.steppedPast } : {}),
+		...(poll.shortfall === 'sameSentAt' && poll.steppedPast.length
+			? { steppedPast: poll.steppedPast }
+			: {}),
 		skipped: poll.skipped,
 		undated: poll.found.filter((found) => Number.isNaN(found.at)).length,
 	};

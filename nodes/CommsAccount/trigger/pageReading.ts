@@ -155,9 +155,13 @@ export function pageOrder(
 	);
 }
 
-/** Notes records out of reach; the first reason is the one reported. */
+/**
+ * Notes records out of reach. The first reason is the one reported, unless it hid nothing new
+ * (a group a warning covered before, stepped past quietly) and this one may.
+ */
 function fallShort(poll: Poll, shortfall: Shortfall, newMayBeHidden: boolean): void {
-	poll.shortfall ??= shortfall;
+	if (poll.shortfall === undefined || (newMayBeHidden && !poll.newMayBeHidden))
+		poll.shortfall = shortfall;
 	poll.newMayBeHidden ||= newMayBeHidden;
 }
 

@@ -42,8 +42,12 @@ function shortfallText(read: ReadReport, { records, time }: Nouns): string | und
 	switch (read.shortfall) {
 		case 'newestFirstFull':
 			return `more ${records} arrived since the last poll than one page (${MAX_PAGE_SIZE}) holds, and the API returns the newest first, so the older of them could not be read. Split the trigger by Phone Number or Peer to stay under ${MAX_PAGE_SIZE} per poll.`;
-		case 'sameSentAt':
-			return `more than one page (${MAX_PAGE_SIZE}) of ${records} share one ${time}${read.steppedPast?.length ? ` (${read.steppedPast.map((at) => new Date(at).toISOString()).join(', ')})` : ''}: the API cannot page past them, so one page of them was read and the trigger moved on past that time.`;
+		case 'sameSentAt': {
+			const at = (read.steppedPast ?? []).map((ms) => new Date(ms).toISOString());
+			if (at.length > 1)
+				return `more than one page (${MAX_PAGE_SIZE}) of ${records} share one ${time} at each of ${at.join(', ')}: the API cannot page past them, so one page at each was read and the trigger moved on past each time.`;
+			return `more than one page (${MAX_PAGE_SIZE}) of ${records} share one ${time}${at.length ? ` (${at[0]})` : ''}: the API cannot page past them, so one page of them was read and the trigger moved on past that time.`;
+		}
 		case 'noProgress':
 			return `the API answered with a full page of ${records} all older than the since asked for (it seems to ignore since), so nothing after that page could be read.`;
 		case 'unordered':
