@@ -191,13 +191,9 @@ export function endPoll(
 		.slice(-(settings.maxUndated ?? MAX_UNDATED));
 
 	const order = poll.order ?? start.order;
-	// The groups said so far (a poll whose warning was about something else names none).
-	const overflow = [
-		...new Set([
-			...(start.overflow ?? []),
-			...(poll.shortfall === 'sameSentAt' ? poll.steppedPast : []),
-		]),
-	]
+	// The groups this poll's warning names (none if it is about something else), then all so far.
+	const named = poll.shortfall === 'sameSentAt' ? poll.steppedPast : [];
+	const overflow = [...new Set([...(start.overflow ?? []), ...named])]
 		.filter((at) => at >= floor)
 		.sort((a, b) => a - b)
 		.slice(-MAX_OVERFLOW);
@@ -219,9 +215,7 @@ export function endPoll(
 		...(poll.shortfall ? { shortfall: poll.shortfall } : {}),
 		newMayBeHidden: poll.newMayBeHidden,
 		...(poll.stopped ? { stopped: poll.stopped } : {}),
-		...(poll.shortfall === 'sameSentAt' && poll.steppedPast.length
-			? { steppedPast: poll.steppedPast }
-			: {}),
+		...(named.length ? { steppedPast: named } : {}),
 		skipped: poll.skipped,
 		undated: poll.found.filter((found) => Number.isNaN(found.at)).length,
 	};
