@@ -291,6 +291,37 @@ describe('several clients on one key (n8n workers in queue mode)', () => {
 		);
 	});
 
+	/** The most 429s in any 10 s of a run. */
+	const most429In10s = ({ refusedAt }: ModelResult) => {
+		const at = [...refusedAt].sort((a, b) => a - b);
+		let most = 0;
+		for (let i = 0, j = 0; i < at.length; i++) {
+			while (at[i] - at[j] > 10_000) j++;
+			most = Math.max(most, i - j + 1);
+		}
+		return most;
+	};
+
+	// A process at its longest window (two documented ones) whose cycle was refused started it
+	// again at once: a 429 a round trip while the others kept the window full (414 and 413 in
+	// 10 s, 41% and 20% of the requests). It now holds the key between tries, up to 5 s.
+	it.each([
+		[2, { perWindow: 450, windowMs: 58_242 }, [464, 904]],
+		[3, { perWindow: 132, windowMs: 17_215 }, [300, 2879, 177]],
+	])(
+		'%i processes of 3,000 SMS on a server stricter than documented (%o): no storm of 429s, nothing fails',
+		async (_count, { perWindow, windowMs }, startsMs) => {
+			const result = await run(
+				one({ kind: 'sliding', perWindow, windowMs }),
+				startsMs.map((startMs) => asNode(3000, startMs)),
+			);
+			expect(most429In10s(result)).toBeLessThanOrEqual(50);
+			// They take turns at the window rather than share it (see docs/benchmarks.md): slower
+			// than the least, and more 429s than alone.
+			expectPaced(result, { ratio: 2, most429: 0.08 });
+		},
+	);
+
 	// Three: 1.69 times the least when the last to get in, refused at the turn of its first
 	// documented window, was then held a whole window.
 	it.each([2, 3])(

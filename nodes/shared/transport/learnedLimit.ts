@@ -22,7 +22,8 @@
  *   last settled one if shorter; with half the documented limit or more, or once it would reach
  *   three quarters of the documented window, the documented window next (other processes share
  *   it, and only there does the allowance grow when they leave room). One request at a time
- *   until a cycle's first is accepted.
+ *   until a cycle's first is accepted; at the longest window (two documented ones), the key
+ *   holds between them, a second, doubling, up to 5 s.
  * - **Bisection.** Between the longest window refused and the shortest accepted, probes (a
  *   cycle's first request, sent when a place of the window in between frees), until they are
  *   within 5%; the shorter window a probe found goes back if its cycle is refused midway.

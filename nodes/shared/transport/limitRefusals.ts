@@ -5,6 +5,12 @@
  */
 import { CLOSE, GROWN_KEPT, GROWTH, LimitState, type PlaceCounts, type Ticket } from './limitState';
 
+/**
+ * The longest hold of a key refused at its longest window (5 s of a minute): short enough to
+ * find room when the others' window turns, long enough not to press a server that refuses.
+ */
+const STALLED_HOLD = 1 / 12;
+
 export abstract class LimitRefusals extends LimitState {
 	/**
 	 * Allowance probes end (one refused, or the documented limit reached). If they added no
@@ -129,6 +135,7 @@ export abstract class LimitRefusals extends LimitState {
 		const documented =
 			this.windowMs < documentedMs &&
 			(longer * CLOSE > documentedMs || shared || longer * 4 >= documentedMs * 3);
+		const longest = this.windowMs >= this.maxWindowMs();
 		this.windowMs =
 			this.settledMs > this.windowMs
 				? this.settledMs
@@ -140,7 +147,13 @@ export abstract class LimitRefusals extends LimitState {
 		this.cut(now);
 		// The next request starts the cycle again.
 		this.blockedSince = -Infinity;
-		return 0;
+		if (!longest) return 0;
+		// Already at the longest window, nothing longer to learn: others keep the key's window
+		// full. Starting again at once was a 429 a round trip (377 in 10 s); the key holds
+		// instead, a second, doubling, at most STALLED_HOLD of the documented window, until one
+		// is accepted.
+		const tries = this.emptyRefusals++;
+		return Math.min(documentedMs * STALLED_HOLD, (documentedMs / 60) * 2 ** tries);
 	}
 
 	/** Refused mid-cycle under a window a probe shortened: the probe found a token, not a window. */

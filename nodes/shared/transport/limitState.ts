@@ -111,8 +111,9 @@ export abstract class LimitState {
 	protected probeRefusals = 0;
 	protected probeRefusedAt = -Infinity;
 	/**
-	 * Refusals in a row with nothing of ours in the window, when what filled the window at the
-	 * first has left it (a documented window on), and when the doubling hold after the last ends.
+	 * Refusals in a row that held the key (nothing of ours in the window, or a cycle refused at
+	 * the longest window), when what filled the window at the first has left it (a documented
+	 * window on), and when the doubling hold after the last ends.
 	 */
 	protected emptyRefusals = 0;
 	protected emptyTurnAt = 0;
