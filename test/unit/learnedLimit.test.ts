@@ -46,6 +46,17 @@ async function firstContact(accepted: number) {
 	return { clock, limiter, q };
 }
 
+/** A limiter whose first request is refused with nothing of its own accepted (another process filled the window). */
+async function refusedAtOnce() {
+	const clock = new FakeClock();
+	const limiter = new RateLimiter(DOCUMENTED, clock);
+	const q = queue(limiter, clock);
+	q.ask(1);
+	await flush();
+	q.granted[0].release('rateLimited');
+	return { clock, limiter, q };
+}
+
 describe('the first refusal', () => {
 	it('takes what was accepted as the allowance, over the window at which that is the documented rate', async () => {
 		const { limiter } = await firstContact(40);
@@ -73,12 +84,7 @@ describe('the first refusal', () => {
 	});
 
 	it('nothing of ours accepted in the window (another process filled it): the key pauses, longer each time, nothing learnt', async () => {
-		const clock = new FakeClock();
-		const limiter = new RateLimiter(DOCUMENTED, clock);
-		const q = queue(limiter, clock);
-		q.ask(1);
-		await flush();
-		q.granted[0].release('rateLimited');
+		const { limiter, q } = await refusedAtOnce();
 		expect(limiter.allowance).toBe(600);
 		expect(limiter.cuts).toBe(0);
 		// A second (a sixtieth of the documented window), then twice as long each time, up to a window.
@@ -111,6 +117,90 @@ describe('the first refusal', () => {
 		q.granted[7].release('rateLimited');
 		await q.nextGoesAt(123_000);
 	});
+
+	it('in the last window before its requests may fail (4 minutes with nothing accepted), a try every 1.5 s: one lands while the others refill their places at a turn', async () => {
+		const { q } = await refusedAtOnce();
+		// Refused at 0, then at 1, 3, 7, 15, 31, 60, 63 and 123 s, as above.
+		for (const at of [1000, 3000, 7000, 15_000, 31_000, 60_000, 63_000, 123_000]) {
+			await q.nextGoesAt(at);
+			q.granted[q.granted.length - 1].release('rateLimited');
+		}
+		// The doubling would wake at 183 s; the last window before 240 s starts at 180 s.
+		await q.nextGoesAt(180_000);
+		for (let k = 1; k <= 40; k++) {
+			q.granted[q.granted.length - 1].release('rateLimited');
+			await q.nextGoesAt(180_000 + 1500 * k);
+		}
+		// Past it (the 41st, at 240 s), the doubling's hold again, a window; the retries' rule may
+		// now fail the item.
+		q.granted[q.granted.length - 1].release('rateLimited');
+		await q.nextGoesAt(300_000);
+	});
+
+	it('one of them accepted: the refusal that follows is read as before, from what was accepted', async () => {
+		const { limiter, q } = await refusedAtOnce();
+		await q.nextGoesAt(1000);
+		q.granted[1].release('accepted');
+		await flush();
+		expect(limiter.allowance).toBe(600);
+		q.ask(3);
+		await flush();
+		q.granted[2].release('accepted');
+		q.granted[3].release('rateLimited');
+		expect(limiter.allowance).toBe(2);
+		expect(limiter.windowMs).toBeLessThan(1000);
+	});
+});
+
+describe('a first refusal after a whole documented window was accepted', () => {
+	/** 600 accepted in six bursts of 100, 100 ms apart, each answered 20 ms later; then the first 100 places free. */
+	async function fullWindow() {
+		const clock = new FakeClock();
+		const limiter = new RateLimiter(DOCUMENTED, clock);
+		const q = queue(limiter, clock);
+		for (let k = 0; k < 6; k++) {
+			q.ask(100);
+			await flush();
+			await clock.advance(20);
+			q.granted.slice(100 * k).forEach((g) => g.release('accepted'));
+			await clock.advance(80);
+		}
+		// The first burst's places free at 60,021 ms: the next 100 go, and all but one are
+		// accepted (another process took a place at the window's turn).
+		q.ask(100);
+		await clock.advance(60_021 - clock.now());
+		expect(q.granted).toHaveLength(700);
+		await clock.advance(20);
+		q.granted.slice(600, 699).forEach((g) => g.release('accepted'));
+		q.granted[699].release('rateLimited');
+		return { clock, limiter, q };
+	}
+
+	it('is read as a share of the documented window, not a shorter window: the documented window, and what was accepted in it', async () => {
+		const { limiter } = await fullWindow();
+		// Read as a shorter window (as before), the burst at the turn made it 99 per 9.9 s.
+		expect(limiter.windowMs).toBe(60_000);
+		expect(limiter.allowance).toBe(599);
+	});
+
+	// On trial: the next request (when the second burst's places free) accepted, the share
+	// holds; refused too, the server allows fewer than it did, and the shorter window is read
+	// from what was accepted.
+	it.each([
+		['accepted', 599, 60_000],
+		['rateLimited', 99, 9890],
+	] as const)(
+		'on trial: the next request %s, the allowance %i over %i ms',
+		async (answer, allowance, windowMs) => {
+			const { clock, limiter, q } = await fullWindow();
+			q.ask(1);
+			await clock.advance(60_121 - clock.now());
+			expect(q.granted).toHaveLength(701);
+			q.granted[700].release(answer);
+			expect(limiter.allowance).toBe(allowance);
+			expect(limiter.windowMs).toBe(windowMs);
+		},
+	);
 });
 
 describe('a cycle whose first request is refused', () => {

@@ -11,7 +11,30 @@ import { CLOSE, GROWN_KEPT, GROWTH, LimitState, type PlaceCounts, type Ticket } 
  */
 const STALLED_HOLD = 1 / 12;
 
+/**
+ * How often a key with nothing accepted tries in the last documented window before its
+ * requests may fail (retry.ts fails one after two of the longest windows with nothing accepted):
+ * a fortieth of the window (1.5 s of a minute), under the 1.8 s in which a process refills a
+ * window at its turn, so that one try lands while the others' places free.
+ */
+const LAST_WINDOW_SPACING = 1 / 40;
+
 export abstract class LimitRefusals extends LimitState {
+	/**
+	 * A documented window's worth accepted within one documented window, before any refusal:
+	 * the server allows the documented burst, so the first refusal is someone else's share.
+	 */
+	protected fullWindowAccepted = false;
+	/** That share taken at the first refusal, until a request after it is accepted. */
+	protected shareTrial = false;
+
+	/** An answer accepted before anything was learnt: whether a full documented window now has been. */
+	protected noteAccepted(now: number, places: PlaceCounts): void {
+		if (this.learned || this.fullWindowAccepted) return;
+		const { perWindow, windowMs } = this.documented;
+		this.fullWindowAccepted = places.acceptedSentIn(now - windowMs, now) >= perWindow;
+	}
+
 	/**
 	 * Allowance probes end (one refused, or the documented limit reached). If they added no
 	 * more than a few places, they were tokens a bucket had refilled, not room in a window: the
@@ -72,7 +95,10 @@ export abstract class LimitRefusals extends LimitState {
 	 * request a documented window after the first such refusal, if the doubling would wake later:
 	 * whatever filled the window then has left it by that moment, so a key that joined a full
 	 * window is not left idle up to 30 s after the others finished (the doubling alone woke it at
-	 * 1, 3, 7, 15, 31, 63 s). That one refused, the doubling's own wake still holds.
+	 * 1, 3, 7, 15, 31, 63 s). That one refused, the doubling's own wake still holds. In the last
+	 * documented window before its requests may fail, a try every 1.5 s (LAST_WINDOW_SPACING):
+	 * a process that keeps the window full refills each place the moment it frees, all within
+	 * a second or two of each turn, where one try a window seldom lands (items failed there).
 	 */
 	protected emptyWindow(now: number): number {
 		this.careful = true;
@@ -82,23 +108,43 @@ export abstract class LimitRefusals extends LimitState {
 			const tries = this.emptyRefusals++;
 			return Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** tries);
 		}
-		// Refused at the turn, before the doubling's next wake: that wake still holds.
-		if (now < this.emptyWakeAt) return this.emptyWakeAt - now;
-		const tries = this.emptyRefusals++;
 		const { windowMs } = this.documented;
-		if (tries === 0) this.emptyTurnAt = now + windowMs;
-		this.emptyWakeAt = now + Math.min(windowMs, (windowMs / 60) * 2 ** tries);
-		const turnAt = this.emptyTurnAt;
-		return (turnAt > now ? Math.min(turnAt, this.emptyWakeAt) : this.emptyWakeAt) - now;
+		const quietMs = now - this.lastAcceptedAt;
+		const lastFrom = 2 * this.maxWindowMs() - windowMs;
+		if (quietMs >= lastFrom && quietMs < lastFrom + windowMs) {
+			this.emptyRefusals++;
+			return windowMs * LAST_WINDOW_SPACING;
+		}
+		const wake = (): number => {
+			// Refused at the turn, before the doubling's next wake: that wake still holds.
+			if (now < this.emptyWakeAt) return this.emptyWakeAt - now;
+			const tries = this.emptyRefusals++;
+			if (tries === 0) this.emptyTurnAt = now + windowMs;
+			this.emptyWakeAt = now + Math.min(windowMs, (windowMs / 60) * 2 ** tries);
+			const turnAt = this.emptyTurnAt;
+			return (turnAt > now ? Math.min(turnAt, this.emptyWakeAt) : this.emptyWakeAt) - now;
+		};
+		const holdMs = wake();
+		return quietMs < lastFrom ? Math.min(holdMs, lastFrom - quietMs) : holdMs;
 	}
 
-	/** The first refusal: the allowance is what was accepted, the window the documented rate's. */
+	/**
+	 * The first refusal: the allowance is what was accepted, the window the documented rate's
+	 * (a server enforcing that rate over a shorter window is right at once). After a full
+	 * documented window accepted, the documented window, and the allowance what was accepted in
+	 * it (another process joined the key: read as a shorter window, a worker refused once its
+	 * burst at a turn took 91 per 9 s, the joiner 7 per 0.6 s, and both crawled), on trial: the
+	 * next request refused too, the server allows fewer than it did, and the first reading holds.
+	 */
 	protected firstCut(now: number, ticket: Ticket, places: PlaceCounts): number {
 		const acceptedWithin = (windowMs: number) =>
 			places.acceptedSentIn(ticket.sentAt - windowMs, ticket.sentAt);
 		if (acceptedWithin(this.windowMs) === 0) return this.emptyWindow(now);
+		const share = this.fullWindowAccepted && !this.shareTrial;
+		this.shareTrial = share;
+		this.fullWindowAccepted = false;
 		let windowMs = this.documented.windowMs;
-		for (;;) {
+		while (!share) {
 			const next = this.floorMs(acceptedWithin(windowMs));
 			if (next >= windowMs) break;
 			windowMs = next;
