@@ -118,8 +118,8 @@ describe('the first refusal', () => {
 		await q.nextGoesAt(123_000);
 	});
 
-	it('in the last window before its requests may fail (4 minutes with nothing accepted), a try every 1.5 s: one lands while the others refill their places at a turn', async () => {
-		const { q } = await refusedAtOnce();
+	it('in the last window before its requests may fail (4 minutes with nothing accepted), a try every 1.5 s or so, unevenly: one lands while the others refill their places at a turn', async () => {
+		const { clock, q } = await refusedAtOnce();
 		// Refused at 0, then at 1, 3, 7, 15, 31, 60, 63 and 123 s, as above.
 		for (const at of [1000, 3000, 7000, 15_000, 31_000, 60_000, 63_000, 123_000]) {
 			await q.nextGoesAt(at);
@@ -127,14 +127,30 @@ describe('the first refusal', () => {
 		}
 		// The doubling would wake at 183 s; the last window before 240 s starts at 180 s.
 		await q.nextGoesAt(180_000);
-		for (let k = 1; k <= 40; k++) {
+		/** Refuses the last request, asks for one more, and says when it went (to 10 ms). */
+		const nextTry = async () => {
 			q.granted[q.granted.length - 1].release('rateLimited');
-			await q.nextGoesAt(180_000 + 1500 * k);
+			const before = q.granted.length;
+			q.ask(1);
+			while (q.granted.length === before) await clock.advance(10);
+			return q.granted[before].at;
+		};
+		const tries = [180_000];
+		while (tries[tries.length - 1] < 240_000) tries.push(await nextTry());
+		const gaps = tries.slice(1).map((at, i) => at - tries[i]);
+		// 0.75 to 2.25 s apart (1.5 s on average), not one fixed spacing: tries at one spacing
+		// keep one phase of a window that turns in a multiple of it.
+		for (const gap of gaps) {
+			expect(gap).toBeGreaterThanOrEqual(740);
+			expect(gap).toBeLessThanOrEqual(2260);
 		}
-		// Past it (the 41st, at 240 s), the doubling's hold again, a window; the retries' rule may
-		// now fail the item.
-		q.granted[q.granted.length - 1].release('rateLimited');
-		await q.nextGoesAt(300_000);
+		expect(new Set(gaps.map((gap) => Math.round(gap / 100))).size).toBeGreaterThan(5);
+		expect(tries.length).toBeGreaterThanOrEqual(30);
+		expect(tries.length).toBeLessThanOrEqual(80);
+		// Past it, the doubling's hold again, a window; the retries' rule may now fail the item.
+		const after = await nextTry();
+		expect(after - tries[tries.length - 1]).toBeGreaterThanOrEqual(60_000);
+		expect(after - tries[tries.length - 1]).toBeLessThan(60_100);
 	});
 
 	it('one of them accepted: the refusal that follows is read as before, from what was accepted', async () => {

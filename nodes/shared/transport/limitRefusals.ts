@@ -18,6 +18,7 @@ const STALLED_HOLD = 1 / 12;
  * window at its turn, so that one try lands while the others' places free.
  */
 const LAST_WINDOW_SPACING = 1 / 40;
+const GOLDEN_FRACTION = (Math.sqrt(5) - 1) / 2;
 
 export abstract class LimitRefusals extends LimitState {
 	/**
@@ -96,7 +97,7 @@ export abstract class LimitRefusals extends LimitState {
 	 * whatever filled the window then has left it by that moment, so a key that joined a full
 	 * window is not left idle up to 30 s after the others finished (the doubling alone woke it at
 	 * 1, 3, 7, 15, 31, 63 s). That one refused, the doubling's own wake still holds. In the last
-	 * documented window before its requests may fail, a try every 1.5 s (LAST_WINDOW_SPACING):
+	 * documented window before its requests may fail, a try every 1.5 s or so (LAST_WINDOW_SPACING):
 	 * a process that keeps the window full refills each place the moment it frees, all within
 	 * a second or two of each turn, where one try a window seldom lands (items failed there).
 	 */
@@ -112,8 +113,11 @@ export abstract class LimitRefusals extends LimitState {
 		const quietMs = now - this.lastAcceptedAt;
 		const lastFrom = 2 * this.maxWindowMs() - windowMs;
 		if (quietMs >= lastFrom && quietMs < lastFrom + windowMs) {
-			this.emptyRefusals++;
-			return windowMs * LAST_WINDOW_SPACING;
+			// Unevenly (three quarters to twice and a quarter of it, a golden-ratio sequence), so
+			// that the tries do not keep one phase of a window turning in a multiple of the spacing
+			// (two processes beside one on 64 per 21.5 s got nothing in for 17 minutes).
+			const uneven = 0.5 + ((++this.emptyRefusals * GOLDEN_FRACTION) % 1);
+			return windowMs * LAST_WINDOW_SPACING * uneven;
 		}
 		const wake = (): number => {
 			// Refused at the turn, before the doubling's next wake: that wake still holds.
