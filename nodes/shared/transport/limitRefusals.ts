@@ -96,8 +96,9 @@ export abstract class LimitRefusals extends LimitState {
 	 * request a documented window after the first such refusal, if the doubling would wake later:
 	 * whatever filled the window then has left it by that moment, so a key that joined a full
 	 * window is not left idle up to 30 s after the others finished (the doubling alone woke it at
-	 * 1, 3, 7, 15, 31, 63 s). That one refused, the doubling's own wake still holds. In the last
-	 * documented window before its requests may fail, a try every 1.5 s or so (LAST_WINDOW_SPACING):
+	 * 1, 3, 7, 15, 31, 63 s). That one refused, the doubling's own wake still holds. Learnt or
+	 * not, in the last documented window before its requests may fail, a try every 1.5 s or so
+	 * (LAST_WINDOW_SPACING):
 	 * a process that keeps the window full refills each place the moment it frees, all within
 	 * a second or two of each turn, where one try a window seldom lands (items failed there).
 	 */
@@ -105,10 +106,6 @@ export abstract class LimitRefusals extends LimitState {
 		this.careful = true;
 		this.grantsAtCut = this.grants;
 		this.allowanceCut = false;
-		if (this.learned) {
-			const tries = this.emptyRefusals++;
-			return Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** tries);
-		}
 		const { windowMs } = this.documented;
 		const quietMs = now - this.lastAcceptedAt;
 		const lastFrom = 2 * this.maxWindowMs() - windowMs;
@@ -128,7 +125,9 @@ export abstract class LimitRefusals extends LimitState {
 			const turnAt = this.emptyTurnAt;
 			return (turnAt > now ? Math.min(turnAt, this.emptyWakeAt) : this.emptyWakeAt) - now;
 		};
-		const holdMs = wake();
+		const holdMs = this.learned
+			? Math.min(this.maxWindowMs(), this.windowMs * GROWTH ** this.emptyRefusals++)
+			: wake();
 		return quietMs < lastFrom ? Math.min(holdMs, lastFrom - quietMs) : holdMs;
 	}
 
