@@ -168,57 +168,6 @@ describe('the first refusal', () => {
 	});
 });
 
-describe('a first refusal after a whole documented window was accepted', () => {
-	/** 600 accepted in six bursts of 100, 100 ms apart, each answered 20 ms later; then the first 100 places free. */
-	async function fullWindow() {
-		const clock = new FakeClock();
-		const limiter = new RateLimiter(DOCUMENTED, clock);
-		const q = queue(limiter, clock);
-		for (let k = 0; k < 6; k++) {
-			q.ask(100);
-			await flush();
-			await clock.advance(20);
-			q.granted.slice(100 * k).forEach((g) => g.release('accepted'));
-			await clock.advance(80);
-		}
-		// The first burst's places free at 60,021 ms: the next 100 go, and all but one are
-		// accepted (another process took a place at the window's turn).
-		q.ask(100);
-		await clock.advance(60_021 - clock.now());
-		expect(q.granted).toHaveLength(700);
-		await clock.advance(20);
-		q.granted.slice(600, 699).forEach((g) => g.release('accepted'));
-		q.granted[699].release('rateLimited');
-		return { clock, limiter, q };
-	}
-
-	it('is read as a share of the documented window, not a shorter window: the documented window, and what was accepted in it', async () => {
-		const { limiter } = await fullWindow();
-		// Read as a shorter window (as before), the burst at the turn made it 99 per 9.9 s.
-		expect(limiter.windowMs).toBe(60_000);
-		expect(limiter.allowance).toBe(599);
-	});
-
-	// On trial: the next request (when the second burst's places free) accepted, the share
-	// holds; refused too, the server allows fewer than it did, and the shorter window is read
-	// from what was accepted.
-	it.each([
-		['accepted', 599, 60_000],
-		['rateLimited', 99, 9890],
-	] as const)(
-		'on trial: the next request %s, the allowance %i over %i ms',
-		async (answer, allowance, windowMs) => {
-			const { clock, limiter, q } = await fullWindow();
-			q.ask(1);
-			await clock.advance(60_121 - clock.now());
-			expect(q.granted).toHaveLength(701);
-			q.granted[700].release(answer);
-			expect(limiter.allowance).toBe(allowance);
-			expect(limiter.windowMs).toBe(windowMs);
-		},
-	);
-});
-
 describe('a cycle whose first request is refused', () => {
 	it('takes the window a quarter longer, one request at a time, until a cycle starts', async () => {
 		const { clock, limiter, q } = await firstContact(40);

@@ -169,18 +169,27 @@ describe('RateLimiter after a 429', () => {
 		expect(clock.armed).toBeLessThanOrEqual(1);
 	});
 
-	it('says how long since the server last accepted a request of its key', async () => {
+	it('says how long its key has been asking with nothing accepted, the time nothing waited or was in flight left out', async () => {
 		const clock = new FakeClock();
 		const limiter = new RateLimiter({ perWindow: 10, windowMs: 1000, concurrency: 10 }, clock);
 		await clock.advance(500);
-		expect(limiter.msSinceAccepted()).toBe(500); // none yet: since the limiter was made
+		expect(limiter.msSinceAccepted()).toBe(0); // nothing asked yet
 		const release = await limiter.acquire();
 		await clock.advance(100);
+		expect(limiter.msSinceAccepted()).toBe(100);
 		release('accepted');
 		await clock.advance(300);
-		expect(limiter.msSinceAccepted()).toBe(300);
+		expect(limiter.msSinceAccepted()).toBe(0); // idle since
 		const refused = await limiter.acquire();
+		await clock.advance(200);
 		refused('rateLimited');
+		expect(limiter.msSinceAccepted()).toBe(200);
+		// An hour with nothing asked does not count: a worker's limiter lives for days.
+		await clock.advance(3_600_000);
+		expect(limiter.msSinceAccepted()).toBe(200);
+		const again = await limiter.acquire();
+		await clock.advance(100);
+		again('rateLimited');
 		expect(limiter.msSinceAccepted()).toBe(300);
 	});
 });

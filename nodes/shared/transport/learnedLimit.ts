@@ -15,9 +15,7 @@
  *   first taken as the one over which that many would be the documented rate (4 s for 40 at
  *   600 a minute, less half a round trip, as the window runs from answer to dispatch): a server
  *   enforcing the documented rate over a shorter window is right at once. Never shorter: the
- *   pacer never goes faster than the documented rate over the window it learnt. After a whole
- *   documented window was accepted, the documented window (another process's share), unless
- *   the next request is refused too.
+ *   pacer never goes faster than the documented rate over the window it learnt.
  * - **A cycle's first request refused** (sent when an earlier place freed, after a quiet spell),
  *   or one refused alone right after a cut: the window is longer. By a quarter while it has not
  *   been accepted, by 5% once it had (a fixed window's turn drifting into the cycle), back to the
@@ -34,7 +32,7 @@
  *   the first cycles, what this cycle got, as the first burst may have crossed a fixed window's
  *   turn). A refusal with nothing of ours in the window (someone else's) holds the key, longer
  *   each time (before anything was learnt, with one request a documented window after the first
- *   such refusal, when all that filled the window then has left it, and one every 1.5 s in the
+ *   such refusal, when all that filled the window then has left it, and one every 1.5 s or so in the
  *   last documented window before the request may fail); a single refusal at a
  *   window that has held for cycles lengthens it by 5%.
  * - **Probes for more** (no ratchet that only goes down): in the documented window, one request
@@ -161,14 +159,11 @@ export class LearnedLimit extends LimitRefusals {
 		places: PlaceCounts,
 	): number {
 		if (result === 'accepted') {
-			this.noteAccepted(now, places);
 			this.accepted(ticket, now);
 			return 0;
 		}
 		// Sent before the last cut: the cut already accounts for it.
 		if (ticket.number <= this.grantsAtCut) return 0;
-		// The share a first refusal took, refused again at once: the server allows fewer now.
-		if (this.shareTrial) return this.firstCut(now, ticket, places);
 		if (this.growth !== 'none' && ticket.kind !== 'allowanceProbe') {
 			// Growing when the server refused something else: the growth ends first.
 			if (this.grown <= GROWN_KEPT) this.grownTrial = 1;
@@ -217,7 +212,6 @@ export class LearnedLimit extends LimitRefusals {
 			return;
 		}
 		this.careful = false;
-		this.shareTrial = false;
 		switch (ticket.kind) {
 			case 'cycleStart':
 				if (ticket.windowMs !== this.windowMs) return;

@@ -12,30 +12,17 @@ import { CLOSE, GROWN_KEPT, GROWTH, LimitState, type PlaceCounts, type Ticket } 
 const STALLED_HOLD = 1 / 12;
 
 /**
- * How often a key with nothing accepted tries in the last documented window before its
- * requests may fail (retry.ts fails one after two of the longest windows with nothing accepted):
- * a fortieth of the window (1.5 s of a minute), under the 1.8 s in which a process refills a
- * window at its turn, so that one try lands while the others' places free.
+ * How often, on average, a key with nothing accepted tries in the last documented window before
+ * its requests may fail (retry.ts fails one after two of the longest windows with nothing
+ * accepted): a fortieth of the window (1.5 s of a minute, each 0.75 to 2.25 s), under the 1.8 s
+ * in which a process refills a window at its turn. (An eightieth also met the moment a process
+ * whose learnt window is a little longer than a stricter server's leaves free each cycle, but
+ * cost more 429s and time where the window is the documented one, the likelier case.)
  */
 const LAST_WINDOW_SPACING = 1 / 40;
 const GOLDEN_FRACTION = (Math.sqrt(5) - 1) / 2;
 
 export abstract class LimitRefusals extends LimitState {
-	/**
-	 * A documented window's worth accepted within one documented window, before any refusal:
-	 * the server allows the documented burst, so the first refusal is someone else's share.
-	 */
-	protected fullWindowAccepted = false;
-	/** That share taken at the first refusal, until a request after it is accepted. */
-	protected shareTrial = false;
-
-	/** An answer accepted before anything was learnt: whether a full documented window now has been. */
-	protected noteAccepted(now: number, places: PlaceCounts): void {
-		if (this.learned || this.fullWindowAccepted) return;
-		const { perWindow, windowMs } = this.documented;
-		this.fullWindowAccepted = places.acceptedSentIn(now - windowMs, now) >= perWindow;
-	}
-
 	/**
 	 * Allowance probes end (one refused, or the documented limit reached). If they added no
 	 * more than a few places, they were tokens a bucket had refilled, not room in a window: the
@@ -110,7 +97,7 @@ export abstract class LimitRefusals extends LimitState {
 		const quietMs = now - this.lastAcceptedAt;
 		const lastFrom = 2 * this.maxWindowMs() - windowMs;
 		if (quietMs >= lastFrom && quietMs < lastFrom + windowMs) {
-			// Unevenly (three quarters to twice and a quarter of it, a golden-ratio sequence), so
+			// Unevenly (half to one and a half times the average, a golden-ratio sequence), so
 			// that the tries do not keep one phase of a window turning in a multiple of the spacing
 			// (two processes beside one on 64 per 21.5 s got nothing in for 17 minutes).
 			const uneven = 0.5 + ((++this.emptyRefusals * GOLDEN_FRACTION) % 1);
@@ -131,23 +118,13 @@ export abstract class LimitRefusals extends LimitState {
 		return quietMs < lastFrom ? Math.min(holdMs, lastFrom - quietMs) : holdMs;
 	}
 
-	/**
-	 * The first refusal: the allowance is what was accepted, the window the documented rate's
-	 * (a server enforcing that rate over a shorter window is right at once). After a full
-	 * documented window accepted, the documented window, and the allowance what was accepted in
-	 * it (another process joined the key: read as a shorter window, a worker refused once its
-	 * burst at a turn took 91 per 9 s, the joiner 7 per 0.6 s, and both crawled), on trial: the
-	 * next request refused too, the server allows fewer than it did, and the first reading holds.
-	 */
+	/** The first refusal: the allowance is what was accepted, the window the documented rate's. */
 	protected firstCut(now: number, ticket: Ticket, places: PlaceCounts): number {
 		const acceptedWithin = (windowMs: number) =>
 			places.acceptedSentIn(ticket.sentAt - windowMs, ticket.sentAt);
 		if (acceptedWithin(this.windowMs) === 0) return this.emptyWindow(now);
-		const share = this.fullWindowAccepted && !this.shareTrial;
-		this.shareTrial = share;
-		this.fullWindowAccepted = false;
 		let windowMs = this.documented.windowMs;
-		while (!share) {
+		for (;;) {
 			const next = this.floorMs(acceptedWithin(windowMs));
 			if (next >= windowMs) break;
 			windowMs = next;
