@@ -184,12 +184,19 @@ describe('RateLimiter after a 429', () => {
 		await clock.advance(200);
 		refused('rateLimited');
 		expect(limiter.msSinceAccepted()).toBe(200);
-		// An hour with nothing asked does not count: a worker's limiter lives for days.
-		await clock.advance(3_600_000);
+		// Idle under a window: that time does not count, the rest goes on.
+		await clock.advance(500);
 		expect(limiter.msSinceAccepted()).toBe(200);
 		const again = await limiter.acquire();
 		await clock.advance(100);
 		again('rateLimited');
 		expect(limiter.msSinceAccepted()).toBe(300);
+		// Idle an hour (a worker's limiter lives for days): asked again, the key starts afresh.
+		await clock.advance(3_600_000);
+		expect(limiter.msSinceAccepted()).toBe(300);
+		const afresh = await limiter.acquire();
+		await clock.advance(100);
+		afresh('rateLimited');
+		expect(limiter.msSinceAccepted()).toBe(100);
 	});
 });

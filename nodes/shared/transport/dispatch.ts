@@ -8,7 +8,7 @@ import type { IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { systemClock } from './serverClock';
 import type { RateLimiter, ReleaseResult } from './pacing';
-import { BREAKER_OPEN_TIMEOUTS, breaker } from './retry';
+import { BREAKER_OPEN_TIMEOUTS, breaker, parseRetryAfter } from './retry';
 import type { Attempt } from './attempt';
 import type { CommsContext, Connection } from './connection';
 import { requestTimeoutMs } from './timeout';
@@ -66,10 +66,13 @@ export async function dispatch(
 			connection.credentialType,
 			options,
 		)) as IN8nHttpFullResponse;
+		// A Retry-After that cannot be read counts as none, as send.ts retries it: the limiter
+		// learns from that 429 (taken as a wait asked for, it held nothing, and the retry went at
+		// once: a 429 a round trip for 4 minutes).
 		result =
 			response.statusCode !== 429
 				? 'accepted'
-				: response.headers?.['retry-after'] === undefined
+				: parseRetryAfter(response.headers?.['retry-after'], Date.now()) === undefined
 					? 'rateLimited'
 					: 'deferred';
 		breaker.answered(connection.scope);

@@ -23,6 +23,13 @@ const LAST_WINDOW_SPACING = 1 / 40;
 const GOLDEN_FRACTION = (Math.sqrt(5) - 1) / 2;
 
 export abstract class LimitRefusals extends LimitState {
+	/** Asked again after a long idle spell: no time with nothing accepted, no refusals in a row. */
+	afresh(now: number): void {
+		this.lastAcceptedAt = now;
+		this.emptyRefusals = 0;
+		this.emptyWakeAt = -Infinity;
+	}
+
 	/**
 	 * Allowance probes end (one refused, or the documented limit reached). If they added no
 	 * more than a few places, they were tokens a bucket had refilled, not room in a window: the

@@ -157,12 +157,17 @@ export class RateLimiter {
 	/**
 	 * A request asked for: if the key was idle, the time it was idle does not count as time
 	 * with nothing accepted (a worker's limiter lives for days; one that had sent nothing for an
-	 * hour, refused once, failed its item after 6 tries, 31 s, instead of after 4 minutes).
+	 * hour, refused once, failed its item after 6 tries, 31 s, instead of after 4 minutes); idle
+	 * a documented window or more, the key starts afresh: refusals before (an item that failed,
+	 * a poll that gave up, a run cancelled) say nothing of now.
 	 */
 	private busy(): void {
 		if (this.idleSince === undefined) return;
-		this.learnt.lastAcceptedAt += this.clock.now() - this.idleSince;
+		const now = this.clock.now();
+		const idleMs = now - this.idleSince;
 		this.idleSince = undefined;
+		if (idleMs >= this.limit.windowMs) this.learnt.afresh(now);
+		else this.learnt.lastAcceptedAt += idleMs;
 	}
 
 	/**

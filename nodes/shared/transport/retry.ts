@@ -65,8 +65,10 @@ export function backoffDelay(
 export type FailedEnding =
 	/**
 	 * 429: the server refused the request without acting on it. `waitedMs`: how long since this
-	 * request's first 429; `keyQuietMs`: how long since the server last accepted any request on
-	 * the key; `windowMs`: the longest window the key's limiter may learn.
+	 * request's first 429; `keyQuietMs`: how long the key has been asking with nothing accepted
+	 * (RateLimiter.msSinceAccepted: time with nothing waiting or in flight left out, and none
+	 * counted from before an idle spell of a window); `windowMs`: the longest window the key's
+	 * limiter may learn.
 	 */
 	| {
 			kind: 'rateLimited';
@@ -104,7 +106,8 @@ export type RetryDecision =
  *   Without Retry-After, the request is sent again as soon as the key's limiter lets it (which
  *   learned from the 429 when the server will take it), ahead of those not sent yet; it never
  *   fails while the server keeps accepting others on the key: only after its attempts are up
- *   and nothing was accepted on the key for two of the longest windows the limiter may learn,
+ *   and the key has asked for two of the longest windows the limiter may learn with nothing
+ *   accepted,
  *   or when a poll's wait (`maxRateLimitedMs`) is up.
  * - A request that never left is sent again.
  * - A request whose outcome is unknown is sent again only when it is idempotent (a read); a
