@@ -180,23 +180,21 @@ describe('RateLimiter after a 429', () => {
 		release('accepted');
 		await clock.advance(300);
 		expect(limiter.msSinceAccepted()).toBe(0); // idle since
-		const refused = await limiter.acquire();
-		await clock.advance(200);
-		refused('rateLimited');
-		expect(limiter.msSinceAccepted()).toBe(200);
+		/** Asks, is refused after `inFlightMs` in flight: the key's quiet time then. */
+		const refusedAfter = async (inFlightMs: number) => {
+			const refused = await limiter.acquire();
+			await clock.advance(inFlightMs);
+			refused('rateLimited');
+			return limiter.msSinceAccepted();
+		};
+		expect(await refusedAfter(200)).toBe(200);
 		// Idle under a window: that time does not count, the rest goes on.
 		await clock.advance(500);
 		expect(limiter.msSinceAccepted()).toBe(200);
-		const again = await limiter.acquire();
-		await clock.advance(100);
-		again('rateLimited');
-		expect(limiter.msSinceAccepted()).toBe(300);
+		expect(await refusedAfter(100)).toBe(300);
 		// Idle an hour (a worker's limiter lives for days): asked again, the key starts afresh.
 		await clock.advance(3_600_000);
 		expect(limiter.msSinceAccepted()).toBe(300);
-		const afresh = await limiter.acquire();
-		await clock.advance(100);
-		afresh('rateLimited');
-		expect(limiter.msSinceAccepted()).toBe(100);
+		expect(await refusedAfter(100)).toBe(100);
 	});
 });

@@ -32,9 +32,9 @@
  *   the first cycles, what this cycle got, as the first burst may have crossed a fixed window's
  *   turn). A refusal with nothing of ours in the window (someone else's) holds the key, longer
  *   each time (before anything was learnt, with one request a documented window after the first
- *   such refusal, when all that filled the window then has left it, and one every 1.5 s or so in the
- *   last documented window before the request may fail); a single refusal at a
- *   window that has held for cycles lengthens it by 5%.
+ *   such refusal, when all that filled the window then has left it, and one every 1.5 s or so
+ *   in the last documented window before the request may fail); a single refusal at a window
+ *   that has held for cycles lengthens it by 5%.
  * - **Probes for more** (no ratchet that only goes down): in the documented window, one request
  *   past the allowance, and a second at once; both accepted, more follow, doubling, until one is
  *   refused (a few only: refilled tokens, not room; they go back); in a shorter window, one

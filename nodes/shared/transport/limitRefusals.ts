@@ -22,6 +22,11 @@ const STALLED_HOLD = 1 / 12;
 const LAST_WINDOW_SPACING = 1 / 40;
 const GOLDEN_FRACTION = (Math.sqrt(5) - 1) / 2;
 
+/** A hold of a sixtieth of `windowMs` (a second of a minute), doubling each try, up to `capMs`. */
+function doubling(windowMs: number, tries: number, capMs: number): number {
+	return Math.min(capMs, (windowMs / 60) * 2 ** tries);
+}
+
 export abstract class LimitRefusals extends LimitState {
 	/** Asked again after a long idle spell: no time with nothing accepted, no refusals in a row. */
 	afresh(now: number): void {
@@ -92,9 +97,9 @@ export abstract class LimitRefusals extends LimitState {
 	 * window is not left idle up to 30 s after the others finished (the doubling alone woke it at
 	 * 1, 3, 7, 15, 31, 63 s). That one refused, the doubling's own wake still holds. Learnt or
 	 * not, in the last documented window before its requests may fail, a try every 1.5 s or so
-	 * (LAST_WINDOW_SPACING):
-	 * a process that keeps the window full refills each place the moment it frees, all within
-	 * a second or two of each turn, where one try a window seldom lands (items failed there).
+	 * (LAST_WINDOW_SPACING): a process that keeps the window full refills each place the moment
+	 * it frees, all within a second or two of each turn, where one try a window seldom lands
+	 * (items failed there).
 	 */
 	protected emptyWindow(now: number): number {
 		this.careful = true;
@@ -115,7 +120,7 @@ export abstract class LimitRefusals extends LimitState {
 			if (now < this.emptyWakeAt) return this.emptyWakeAt - now;
 			const tries = this.emptyRefusals++;
 			if (tries === 0) this.emptyTurnAt = now + windowMs;
-			this.emptyWakeAt = now + Math.min(windowMs, (windowMs / 60) * 2 ** tries);
+			this.emptyWakeAt = now + doubling(windowMs, tries, windowMs);
 			const turnAt = this.emptyTurnAt;
 			return (turnAt > now ? Math.min(turnAt, this.emptyWakeAt) : this.emptyWakeAt) - now;
 		};
@@ -186,7 +191,7 @@ export abstract class LimitRefusals extends LimitState {
 		// instead, a second, doubling, at most STALLED_HOLD of the documented window, until one
 		// is accepted.
 		const tries = this.emptyRefusals++;
-		return Math.min(documentedMs * STALLED_HOLD, (documentedMs / 60) * 2 ** tries);
+		return doubling(documentedMs, tries, documentedMs * STALLED_HOLD);
 	}
 
 	/** Refused mid-cycle under a window a probe shortened: the probe found a token, not a window. */

@@ -102,8 +102,7 @@ export class RateLimiter {
 	 * request of it (or the limiter was made), the time nothing waited or was in flight left out.
 	 */
 	msSinceAccepted(): number {
-		const now = this.clock.now();
-		return now - this.learnt.lastAcceptedAt - (now - (this.idleSince ?? now));
+		return (this.idleSince ?? this.clock.now()) - this.learnt.lastAcceptedAt;
 	}
 
 	/** The longest window it may learn. */
@@ -127,8 +126,7 @@ export class RateLimiter {
 			const onAbort = () => {
 				const at = this.waiters.indexOf(grant);
 				if (at >= 0) this.waiters.splice(at, 1);
-				if (this.places.inFlight === 0 && this.waiters.length === 0)
-					this.idleSince = this.clock.now();
+				this.idleIfNothingLeft(this.clock.now());
 				reject(new CancelledError());
 			};
 			signal?.addEventListener('abort', onAbort, { once: true });
@@ -150,8 +148,13 @@ export class RateLimiter {
 				if (pauseMs > 0) this.pauseFor(pauseMs);
 			}
 			this.pump();
-			if (this.places.inFlight === 0 && this.waiters.length === 0) this.idleSince = now;
+			this.idleIfNothingLeft(now);
 		};
+	}
+
+	/** Nothing waiting and nothing in flight: the key is idle from `now` (see busy()). */
+	private idleIfNothingLeft(now: number): void {
+		if (this.places.inFlight === 0 && this.waiters.length === 0) this.idleSince = now;
 	}
 
 	/**
