@@ -13,6 +13,7 @@ import type { BenchN8n } from './server.ts';
 
 /** The parts of a node's run in n8n's run data that a burst's figures read. */
 interface NodeRun {
+	startTime?: number;
 	executionTime?: number;
 	error?: { message?: string };
 	data?: { main?: { json?: { error?: unknown } }[][] };
@@ -20,6 +21,8 @@ interface NodeRun {
 
 export interface BurstResult {
 	status: string;
+	/** When the send node started (epoch ms), as n8n's run data says. */
+	nodeStart: number | null;
 	nodeMs: number | null;
 	itemsOut: number;
 	itemErrors: number;
@@ -67,6 +70,7 @@ export async function runBurst(bench: BenchN8n, key: string, count: number): Pro
 	const items = last?.data?.main?.[0] || [];
 	return {
 		status: execution.status,
+		nodeStart: last?.startTime ?? null,
 		nodeMs: last?.executionTime ?? null,
 		itemsOut: items.filter((item) => item.json && item.json.error === undefined).length,
 		itemErrors: items.filter((item) => item.json && item.json.error !== undefined).length,
