@@ -15,7 +15,10 @@
  *   first taken as the one over which that many would be the documented rate (4 s for 40 at
  *   600 a minute, less half a round trip, as the window runs from answer to dispatch): a server
  *   enforcing the documented rate over a shorter window is right at once. Never shorter: the
- *   pacer never goes faster than the documented rate over the window it learnt.
+ *   pacer never goes faster than the documented rate over the window it learnt. A key refused
+ *   while it sent evenly at its own pace (one request a round trip, never held back by the
+ *   documented limit) keeps the window its requests span: each shorter one holds fewer of them
+ *   in proportion, and the search shrank to one request a tenth of a second.
  * - **A cycle's first request refused** (sent when an earlier place freed, after a quiet spell),
  *   or one refused alone right after a cut: the window is longer. By a quarter while it has not
  *   been accepted, by 5% once it had (a fixed window's turn drifting into the cycle), back to the

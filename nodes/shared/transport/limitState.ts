@@ -126,6 +126,8 @@ export abstract class LimitState {
 	cuts = 0;
 	/** When a request was last accepted (at first, when the limiter was made). */
 	lastAcceptedAt: number;
+	/** When the documented limit last held a request back (the key sent as fast as it allows). */
+	documentedHeldAt = -Infinity;
 
 	constructor(
 		protected readonly documented: { perWindow: number; windowMs: number },

@@ -218,7 +218,10 @@ export class RateLimiter {
 		if (gap > 0 && now < this.lastGrantAt + gap) return this.lastGrantAt + gap - now;
 		this.places.prune(now, Math.max(windowMs, this.learnt.windowMs) * 2);
 		const documented = this.places.freesAt(now, windowMs, perWindow);
-		if (documented > now) return documented - now;
+		if (documented > now) {
+			this.learnt.documentedHeldAt = now;
+			return documented - now;
+		}
 		const decision = this.learnt.decide(now, this.places);
 		return 'waitMs' in decision ? decision.waitMs : decision;
 	}
