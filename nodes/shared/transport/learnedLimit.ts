@@ -16,9 +16,11 @@
  *   600 a minute, less half a round trip, as the window runs from answer to dispatch): a server
  *   enforcing the documented rate over a shorter window is right at once. Never shorter: the
  *   pacer never goes faster than the documented rate over the window it learnt. A key refused
- *   while it sent evenly at its own pace (one request a round trip, never held back by the
- *   documented limit) keeps the window its requests span: each shorter one holds fewer of them
- *   in proportion, and the search shrank to one request a tenth of a second.
+ *   while still sending evenly at a pace of its own (one request a round trip, never held back
+ *   by the documented limit) takes one step of that search at most, or keeps the documented
+ *   window if it had sent for most of it: each shorter window holds fewer of such requests in
+ *   proportion, and the search shrank to one request a tenth of a second. Refused again while it
+ *   sends on, its allowance is cut to the rate the server let through since.
  * - **A cycle's first request refused** (sent when an earlier place freed, after a quiet spell),
  *   or one refused alone right after a cut: the window is longer. By a quarter while it has not
  *   been accepted, by 5% once it had (a fixed window's turn drifting into the cycle), back to the
@@ -66,6 +68,11 @@ import {
 } from './limitState';
 
 export class LearnedLimit extends LimitRefusals {
+	/** The documented limit held a request back now (pacing.ts): the key is not at a pace of its own. */
+	heldByDocumented(now: number): void {
+		this.documentedHeldAt = now;
+	}
+
 	/** Whether a request may go now under what was learned, and as what; else how long to wait. */
 	decide(now: number, places: PlaceCounts): Decision {
 		// After a refusal, one request at a time until one is accepted: also before anything was

@@ -138,7 +138,10 @@ export abstract class LimitRefusals extends LimitState {
 		return quietMs < lastFrom ? Math.min(holdMs, lastFrom - quietMs) : holdMs;
 	}
 
-	/** The first refusal: the allowance is what was accepted, the window the documented rate's. */
+	/**
+	 * The first refusal: the allowance is what was accepted, the window the documented rate's
+	 * (at an even pace of its own, one step of the search at most).
+	 */
 	protected firstCut(now: number, ticket: Ticket, places: PlaceCounts): number {
 		const acceptedWithin = (windowMs: number) =>
 			places.acceptedSentIn(ticket.sentAt - windowMs, ticket.sentAt);
@@ -149,7 +152,8 @@ export abstract class LimitRefusals extends LimitState {
 		// fewer of its requests in proportion, and taking each as the documented rate's shrank the
 		// window to one request a tenth of a second (a lane at 100 ms round trips took 2.7 times
 		// the least on a server of 300 a minute).
-		const evenPace =
+		this.evenPace = false;
+		const ownPace =
 			acceptedWithin(windowMs * SENDING_ON) > 0 && this.documentedHeldAt < ticket.sentAt - windowMs;
 		for (;;) {
 			const count = acceptedWithin(windowMs);
@@ -157,7 +161,10 @@ export abstract class LimitRefusals extends LimitState {
 			if (next >= windowMs) break;
 			// Shorter only if it holds all that was accepted or, at an even pace, a denser share.
 			const within = acceptedWithin(next);
-			if (evenPace && within < count && within * windowMs < DENSER * count * next) break;
+			if (ownPace && within < count && within * windowMs < DENSER * count * next) {
+				this.evenPace = true;
+				break;
+			}
 			windowMs = next;
 		}
 		this.learned = true;
@@ -239,6 +246,17 @@ export abstract class LimitRefusals extends LimitState {
 		return this.heldBefore(ticket, places) >= this.allowance - 1;
 	}
 
+	/**
+	 * Still sending at its own pace since an even-pace first refusal (no cycle since), refused
+	 * again: the rate the server has let through since then, over the window (one more than it
+	 * let through, so that a refusal right after the cut does not take it to one). Counting what
+	 * the window held, as for a cycle, cut one a refusal: a bucket that lets every other request
+	 * through took 87 429s to reach its rate.
+	 */
+	private evenShare(acceptedSince: number, sinceMs: number): number {
+		return Math.max(1, Math.floor(((acceptedSince + 1) * this.windowMs) / sinceMs));
+	}
+
 	/** Refused mid-cycle: the allowance is cut to the share the server gave us in the window. */
 	protected cutAllowance(now: number, ticket: Ticket, places: PlaceCounts): number {
 		const from = ticket.sentAt - this.windowMs - this.roundTripMs();
@@ -248,7 +266,12 @@ export abstract class LimitRefusals extends LimitState {
 		// is not ours to count: it may have crossed a fixed window's turn, or emptied a bucket.
 		const firstBurstIn = from < this.learnedAt;
 		const cycle = places.acceptedSentIn(Math.max(from, this.cycleAt - 1e-9), ticket.sentAt);
-		const cut = firstBurstIn ? Math.max(1, cycle) : share;
+		const sinceMs = ticket.sentAt - this.learnedAt;
+		const cut = !firstBurstIn
+			? share
+			: this.evenPace && this.cycleAt < this.learnedAt && sinceMs > 0
+				? this.evenShare(places.acceptedSentIn(this.learnedAt, ticket.sentAt), sinceMs)
+				: Math.max(1, cycle);
 		this.allowance = Math.max(1, Math.min(this.allowance, cut));
 		this.cut(now);
 		this.allowanceCut = true;

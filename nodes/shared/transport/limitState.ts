@@ -118,8 +118,9 @@ export abstract class LimitState {
 	protected emptyRefusals = 0;
 	protected emptyTurnAt = 0;
 	protected emptyWakeAt = -Infinity;
-	/** When the first refusal came. */
+	/** When the first refusal came, and whether it found an even pace (limitRefusals.ts). */
 	protected learnedAt = 0;
+	protected evenPace = false;
 	/** Round trips (dispatch to answer) of the last accepted requests. */
 	protected readonly roundTrips: number[] = [];
 	/** Refusals that changed the allowance or window (for tests and benchmarks). */
@@ -127,7 +128,7 @@ export abstract class LimitState {
 	/** When a request was last accepted (at first, when the limiter was made). */
 	lastAcceptedAt: number;
 	/** When the documented limit last held a request back (the key sent as fast as it allows). */
-	documentedHeldAt = -Infinity;
+	protected documentedHeldAt = -Infinity;
 
 	constructor(
 		protected readonly documented: { perWindow: number; windowMs: number },

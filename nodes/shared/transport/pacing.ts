@@ -219,7 +219,7 @@ export class RateLimiter {
 		this.places.prune(now, Math.max(windowMs, this.learnt.windowMs) * 2);
 		const documented = this.places.freesAt(now, windowMs, perWindow);
 		if (documented > now) {
-			this.learnt.documentedHeldAt = now;
+			this.learnt.heldByDocumented(now);
 			return documented - now;
 		}
 		const decision = this.learnt.decide(now, this.places);
