@@ -19,8 +19,8 @@
  *   while still sending evenly at a pace of its own (one request a round trip, never held back
  *   by the documented limit) takes one step of that search at most, or keeps the documented
  *   window if it had sent for most of it: each shorter window holds fewer of such requests in
- *   proportion, and the search shrank to one request a tenth of a second. Refused again while it
- *   sends on, its allowance is cut to the rate the server let through since.
+ *   proportion, and the search shrank to one request a tenth of a second. Refused mid-cycle in
+ *   the window after that, its allowance is cut to the rate the server let through since.
  * - **A cycle's first request refused** (sent when an earlier place freed, after a quiet spell),
  *   or one refused alone right after a cut: the window is longer. By a quarter while it has not
  *   been accepted, by 5% once it had (a fixed window's turn drifting into the cycle), back to the

@@ -247,11 +247,12 @@ export abstract class LimitRefusals extends LimitState {
 	}
 
 	/**
-	 * Still sending at its own pace since an even-pace first refusal (no cycle since), refused
-	 * again: the rate the server has let through since then, over the window (one more than it
-	 * let through, so that a refusal right after the cut does not take it to one). Counting what
-	 * the window held, as for a cycle, cut one a refusal: a bucket that lets every other request
-	 * through took 87 429s to reach its rate.
+	 * Refused mid-cycle in the first window after an even-pace first refusal: the rate the server
+	 * has let through since that refusal, over the window (one more than it let through, so that
+	 * a refusal right after it does not take the key to one). Counting what the window held cut
+	 * one a refusal (a bucket letting every other request through took 87 429s to reach its
+	 * rate); counting the cycle alone, once a refused cycle start had begun one, cut to one (two
+	 * lanes on a bucket of 50 at 2 a second took 2.14 times the least).
 	 */
 	private evenShare(acceptedSince: number, sinceMs: number): number {
 		return Math.max(1, Math.floor(((acceptedSince + 1) * this.windowMs) / sinceMs));
@@ -269,8 +270,8 @@ export abstract class LimitRefusals extends LimitState {
 		const sinceMs = ticket.sentAt - this.learnedAt;
 		const cut = !firstBurstIn
 			? share
-			: this.evenPace && this.cycleAt < this.learnedAt && sinceMs > 0
-				? this.evenShare(places.acceptedSentIn(this.learnedAt, ticket.sentAt), sinceMs)
+			: this.evenPace && sinceMs > 0
+				? this.evenShare(places.acceptedSentIn(this.learnedAt - 1e-9, ticket.sentAt), sinceMs)
 				: Math.max(1, cycle);
 		this.allowance = Math.max(1, Math.min(this.allowance, cut));
 		this.cut(now);
