@@ -3,7 +3,7 @@
 // "Comms Account: SMS Send, Skip If Sent Within 0" of `npm run bench`). Prints, in ms from the
 // node's start in n8n's run data, the sandbox's arrival times of the 1st, 2nd, 600th, 601st and
 // last request and the node's end. `npm run build` first, then `node bench/documented-row.ts`;
-// about 2.5 minutes.
+// 1.5 to 3.5 minutes.
 //
 // WARM (default 500): items sent first through another workflow and sandbox, so that the code is
 // warm as in the whole bench (at most 599: the node keeps to 600 a minute there too).

@@ -170,14 +170,13 @@ describe('one request at a time, at long round trips', () => {
 	 * (jitter a quarter of that) unless the case says otherwise.
 	 */
 	const oneLane = (server: ModelOptions['server'], { lanes = 1, latencyMs = 100, seed = 5 } = {}) =>
-		runModel({
+		sharedKey({
 			limit: account,
 			server,
 			clients: [{ items: 600, lanes, sendCpuMs: 2 }],
 			latencyMs,
 			jitterMs: latencyMs / 4,
 			seed,
-			horizonMs: 3 * 3_600_000,
 		});
 
 	// SMS to one recipient leave one after another: at 100 ms round trips, about the documented
