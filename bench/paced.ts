@@ -1,6 +1,7 @@
 // Only the paced runs of `npm run bench`: in the real n8n 2.41, the bulk sends through our nodes
-// against each server (the documented limits, a stricter one, a token bucket, 10 a second, 40
-// per 10 s) beside n8n's HTTP Request node, in about 6 minutes. `npm run build` first, then
+// against each server (the documented limits, a stricter one, a token bucket, a stricter one
+// with a large burst, 10 a second, 40 per 10 s) beside n8n's HTTP Request node, in about 6
+// minutes. `npm run build` first, then
 // `node bench/paced.ts`. Prints the figures; writes nothing.
 
 import { pacedRuns } from './n8n/paced.ts';

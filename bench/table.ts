@@ -63,6 +63,11 @@ function bulkRows({ n8n }: Results): Row[] {
 			bulk['Comms Account: SMS Send, token-bucket server'],
 		),
 		bulkRow(
+			'1. … token bucket stricter than documented: 580 sends, 500 burst, 5 a second',
+			bulk['Comms Account: SMS Send, token bucket of 500 at 5 a second'],
+			shortWindow,
+		),
+		bulkRow(
 			'1. … the documented rate per second: 300 sends, 10 per 1 s',
 			bulk['Comms Account: SMS Send, the documented rate enforced per second (10 a second)'],
 			shortWindow,

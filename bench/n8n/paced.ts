@@ -44,6 +44,12 @@ const SHORT_WINDOWS = [
 	},
 ] as const;
 const SHORT_WINDOW_ITEMS = 300;
+/**
+ * Sends to the token bucket of 500 at 5 a second: 80 past its burst, and with Skip If Sent
+ * Within's history read 581 requests, within the documented 600 a minute (601 would wait for
+ * the documented window, a least time of 60 s whatever the pacing).
+ */
+const BIG_BURST_ITEMS = 580;
 
 /** Each Unified run: its items, its service's documented limit a minute, its start's delay. */
 const UNIFIED_RUNS: {
@@ -121,6 +127,8 @@ export async function pacedRuns(bench: BenchN8n) {
 	await strict;
 	log('paced runs: a token-bucket server');
 	await start('bucket', ACCOUNT_ITEMS);
+	log('paced runs: a token bucket stricter than documented, its burst most of the run');
+	await start('bigBurst', BIG_BURST_ITEMS);
 	for (const { key, http } of SHORT_WINDOWS) {
 		log(`paced runs: ${key}, ours beside the HTTP Request node tuned to it`);
 		start(http, SHORT_WINDOW_ITEMS);
@@ -158,6 +166,17 @@ export async function pacedRuns(bench: BenchN8n) {
 				least: (requests: number) =>
 					Math.max(leastBucket(requests, 600, 10), leastSliding(requests, 600, 60000)),
 				limit: { perWindow: 600, describe: 'token bucket of 600, 10 a second' },
+			},
+		),
+		accountFigures(
+			'Comms Account: SMS Send, token bucket of 500 at 5 a second',
+			results.bigBurst,
+			sandboxes.bigBurst,
+			{
+				items: BIG_BURST_ITEMS,
+				least: (requests: number) =>
+					Math.max(leastBucket(requests, 500, 5), leastSliding(requests, 600, 60000)),
+				limit: { perWindow: 500, describe: 'token bucket of 500, 5 a second' },
 			},
 		),
 		...SHORT_WINDOWS.map(({ key, perWindow, windowMs, name }) =>

@@ -41,8 +41,20 @@ const TEN_SECONDS: SettingsPatch = {
 };
 
 /**
- * Each scenario's sandbox settings: the documented limits, a stricter, a token-bucket, a
- * per-second and a 10-second server (each beside the HTTP Request node tuned to it), instant ones.
+ * Stricter than documented, a token bucket whose burst is most of a run: 500, refilled at 5 a
+ * second (300 a minute).
+ */
+const BIG_BURST: SettingsPatch = {
+	...DOCUMENTED,
+	rateAlgorithm: 'tokenBucket',
+	accountRequestsPerMinute: 300,
+	rateBurst: 500,
+};
+
+/**
+ * Each scenario's sandbox settings: the documented limits, a stricter, a token-bucket (at the
+ * documented rate, and a stricter one with a large burst), a per-second and a 10-second server
+ * (each beside the HTTP Request node tuned to it), instant ones.
  */
 const SANDBOX_SETTINGS = {
 	ours: DOCUMENTED,
@@ -51,6 +63,7 @@ const SANDBOX_SETTINGS = {
 	httpTuned: DOCUMENTED,
 	strict: { ...DOCUMENTED, accountRequestsPerMinute: 300 },
 	bucket: { ...DOCUMENTED, rateAlgorithm: 'tokenBucket' },
+	bigBurst: BIG_BURST,
 	perSecond: PER_SECOND,
 	httpPerSecond: PER_SECOND,
 	tenSeconds: TEN_SECONDS,
@@ -110,6 +123,7 @@ export function prepare(sandboxes: Sandboxes) {
 		'ours',
 		'strict',
 		'bucket',
+		'bigBurst',
 		'perSecond',
 		'tenSeconds',
 		'instantOurs',

@@ -158,12 +158,13 @@ it('no product file is over 300 lines', () => {
  * the files over 300 lines were split; 35 and 36 once files that one other file alone needed
  * were folded into it; 30 and 32 once the files that only passed values on were folded: the two
  * clocks in one, a credential's rules in one, each API's request with its profile, Skip If Sent
- * Within in one). Lower these when a change crosses fewer; never raise them without saying
- * why in the commit.
+ * Within in one; 31 and 33 with the pacing's trickle, limitTrickle.ts, a job of its own that the
+ * learned limit's files, at 297 and 300 lines, could not take). Lower these when a change
+ * crosses fewer; never raise them without saying why in the commit.
  */
 const CROSSED_AT_MOST = {
-	'nodes/CommsAccount/resources/sms/send.ts': 30,
-	'nodes/CommsAccount/trigger/smsReceived.ts': 32,
+	'nodes/CommsAccount/resources/sms/send.ts': 31,
+	'nodes/CommsAccount/trigger/smsReceived.ts': 33,
 };
 
 it.each(Object.entries(CROSSED_AT_MOST))(

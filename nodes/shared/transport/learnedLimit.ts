@@ -49,11 +49,15 @@
  *   kept waiting a quarter window or more probes again, whatever that budget, once a cycle of
  *   its own has started since the last refused probe, or a documented window after it (the
  *   others may have finished): at most one refused a cycle.
+ * - **A rate** (limitTrickle.ts): at a long window already at the documented rate for its
+ *   allowance, a probe a cycle looks for a rate the window does not hold (a token bucket's, after
+ *   its burst), and trickles at it while the key waits; one request in its spacing if refused.
  * - After any refusal, and for a window's first two cycles, a cycle's first request goes alone:
  *   a refusal then costs one 429, not every request in flight.
  */
 
 import { LimitRefusals } from './limitRefusals';
+import { LimitTrickle } from './limitTrickle';
 import {
 	CONFIRM,
 	CLOSE,
@@ -68,6 +72,8 @@ import {
 } from './limitState';
 
 export class LearnedLimit extends LimitRefusals {
+	private readonly trickle = new LimitTrickle(this.documented);
+
 	/** The documented limit held a request back now (pacing.ts): the key is not at a pace of its own. */
 	heldByDocumented(now: number): void {
 		this.documentedHeldAt = now;
@@ -121,6 +127,16 @@ export class LearnedLimit extends LimitRefusals {
 		// More places are looked for in the documented window only (other processes' shares of
 		// it); a shorter window gives more by shortening, which window probes find.
 		const shares = windowMs * CLOSE > this.documented.windowMs;
+		// A long window it can neither shorten nor grow: a rate it does not hold (limitTrickle.ts).
+		const rate = this.trickle.fits(windowMs, this.floorMs());
+		if (rate && frees - now >= windowMs * QUIET && this.trialFromMs === undefined) {
+			const at = this.trickle.nextAt(this.cycleAt, windowMs, allowance.at, free);
+			if (now >= at) {
+				this.trickle.sent(this.cycleAt);
+				return { kind: 'allowanceProbe', windowMs };
+			}
+			wake = Math.min(wake, at);
+		}
 		if (shares && frees - now >= windowMs * QUIET && this.trialFromMs === undefined) {
 			// A long wait: one goes anyway, whatever the budget, once a cycle of its own has started
 			// since the last refused probe (at most one refused a cycle: a key learning its share
@@ -174,6 +190,9 @@ export class LearnedLimit extends LimitRefusals {
 		}
 		// Sent before the last cut: the cut already accounts for it.
 		if (ticket.number <= this.grantsAtCut) return 0;
+		if (ticket.kind === 'allowanceProbe' && this.trickle.spacingMs)
+			return this.rateFound(now, this.trickle.refusedAt(now, this.allowance));
+		if (ticket.kind !== 'allowanceProbe') this.trickle.end();
 		if (this.growth !== 'none' && ticket.kind !== 'allowanceProbe') {
 			// Growing when the server refused something else: the growth ends first.
 			if (this.grown <= GROWN_KEPT) this.grownTrial = 1;
@@ -258,7 +277,16 @@ export class LearnedLimit extends LimitRefusals {
 				const most = Math.min(ceiling, this.mostFor(this.windowMs));
 				if (this.growth === 'growing')
 					this.allowance = Math.min(most, this.allowance + (this.grown === 2 ? 2 : 1));
-				if (this.allowance >= most) this.stopGrowing(now);
+				if (this.allowance >= most) {
+					// At a rate window, the first probe let through starts a trickle, or goes on with it.
+					const trickles = this.grown === 1 && this.trickle.fits(this.windowMs, this.floorMs());
+					this.stopGrowing(now);
+					if (trickles) {
+						const probe = this.probes.allowance;
+						probe.waitMs = this.trickle.acceptedAt(now, probe.waitMs);
+						probe.at = now + probe.waitMs;
+					}
+				}
 				return;
 			}
 			case 'normal':

@@ -179,6 +179,23 @@ export abstract class LimitRefusals extends LimitState {
 		return 0;
 	}
 
+	/** A trickle refused (limitTrickle.ts): a rate found (one request a window), or a turn (none). */
+	protected rateFound(now: number, found?: { windowMs: number; tooShortMs: number }): number {
+		this.growth = 'none';
+		this.grown = 0;
+		if (!found) return 0;
+		this.allowance = 1;
+		this.windowMs = Math.max(this.floorMs(1), found.windowMs);
+		this.tooShortMs = found.tooShortMs;
+		this.settledMs = 0;
+		this.confirmed = 1;
+		this.cut(now);
+		// A rate, not room others left: looking for more waits a quarter window; nothing goes
+		// before the server has refilled one.
+		this.probes.window.at = now + this.documented.windowMs / 4;
+		return this.windowMs;
+	}
+
 	/**
 	 * A cycle's first request refused: the window is longer than taken. Back to the settled
 	 * one if it was shorter than that; else by half while it has not been accepted, by 5% once
