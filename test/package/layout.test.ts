@@ -159,7 +159,7 @@ it('no product file is over 300 lines', () => {
  * were folded into it; 30 and 32 once the files that only passed values on were folded: the two
  * clocks in one, a credential's rules in one, each API's request with its profile, Skip If Sent
  * Within in one; 31 and 33 with the pacing's trickle, limitTrickle.ts, a job of its own that the
- * learned limit's files, at 297 and 300 lines, could not take). Lower these when a change
+ * learned limit's files, at 297 and 298 lines, could not take). Lower these when a change
  * crosses fewer; never raise them without saying why in the commit.
  */
 const CROSSED_AT_MOST = {

@@ -63,7 +63,8 @@ describe('limiters sharing a key converge without coordination (model)', () => {
 		expect(result.failed).toBe(0);
 		expect(result.accepted).toBe(200);
 		expect(result.ms / leastMs(200, 100, 60_000)).toBeLessThanOrEqual(1.05);
-		// 8 before each looked once for a rate in its first window of 30 s (limitTrickle.ts).
+		// 8 before: each process now looks once for a rate in its first window of 30 s, refused
+		// (limitTrickle.ts).
 		expect(result.refused).toBeLessThanOrEqual(10);
 	});
 
