@@ -128,7 +128,9 @@ export class LearnedLimit extends LimitRefusals {
 		// it); a shorter window gives more by shortening, which window probes find.
 		const shares = windowMs * CLOSE > this.documented.windowMs;
 		// A long window it can neither shorten nor grow: a rate it does not hold (limitTrickle.ts).
-		const rate = this.trickle.fits(windowMs, this.floorMs());
+		const rate =
+			this.trickle.fits(windowMs, this.floorMs()) &&
+			this.allowance >= Math.min(this.documented.perWindow, this.mostFor(windowMs));
 		if (rate && frees - now >= windowMs * QUIET && this.trialFromMs === undefined) {
 			const at = this.trickle.nextAt(this.cycleAt, windowMs, allowance.at, free);
 			if (now >= at) {
@@ -162,7 +164,10 @@ export class LearnedLimit extends LimitRefusals {
 		if (kind !== 'windowProbe' && kind !== 'allowanceProbe') {
 			// A probe leaves the cycle as it was: the next place freed still starts one.
 			this.blockedSince = undefined;
-			if (kind === 'cycleStart' || now - this.lastSentAt > this.windowMs) this.cycleAt = now;
+			if (kind === 'cycleStart' || now - this.lastSentAt > this.windowMs) {
+				this.cycleAt = now;
+				this.trickle.end(); // a trickle is its wait's: a new cycle looks for the rate again
+			}
 			this.lastSentAt = now;
 		}
 		if (kind === 'cycleStart') {
@@ -279,13 +284,11 @@ export class LearnedLimit extends LimitRefusals {
 					this.allowance = Math.min(most, this.allowance + (this.grown === 2 ? 2 : 1));
 				if (this.allowance >= most) {
 					// At a rate window, the first probe let through starts a trickle, or goes on with it.
-					const trickles = this.grown === 1 && this.trickle.fits(this.windowMs, this.floorMs());
+					const { probes, trickle } = this;
+					const trickles = this.grown === 1 && trickle.fits(this.windowMs, this.floorMs());
 					this.stopGrowing(now);
-					if (trickles) {
-						const probe = this.probes.allowance;
-						probe.waitMs = this.trickle.acceptedAt(now, probe.waitMs);
-						probe.at = now + probe.waitMs;
-					}
+					if (trickles) probes.allowance.waitMs = trickle.acceptedAt(now, probes.allowance.waitMs);
+					if (trickles) probes.allowance.at = now + probes.allowance.waitMs;
 				}
 				return;
 			}

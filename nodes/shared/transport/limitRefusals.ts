@@ -185,7 +185,7 @@ export abstract class LimitRefusals extends LimitState {
 		this.grown = 0;
 		if (!found) return 0;
 		this.allowance = 1;
-		this.windowMs = Math.max(this.floorMs(1), found.windowMs);
+		this.windowMs = Math.min(this.maxWindowMs(), Math.max(this.floorMs(1), found.windowMs));
 		this.tooShortMs = found.tooShortMs;
 		this.settledMs = 0;
 		this.confirmed = 1;
