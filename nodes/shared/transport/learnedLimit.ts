@@ -11,44 +11,35 @@
  * that size and length, a fixed one (the sends fall just after its turns), a token bucket (a
  * burst of its size, then its rate).
  *
- * - **First refusal.** The requests accepted before it are the allowance, and the window is
- *   first taken as the one over which that many would be the documented rate (4 s for 40 at
- *   600 a minute, less half a round trip, as the window runs from answer to dispatch): a server
- *   enforcing the documented rate over a shorter window is right at once. Never shorter: the
- *   pacer never goes faster than the documented rate over the window it learnt. A key refused
- *   while still sending evenly at a pace of its own (one request a round trip, never held back
- *   by the documented limit) takes one step of that search at most, or keeps the documented
- *   window if it had sent for most of it: each shorter window holds fewer of such requests in
- *   proportion, and the search shrank to one request a tenth of a second. Refused mid-cycle in
- *   the window after that, its allowance is cut to the rate the server let through since.
+ * - **First refusal.** What was accepted before it is the allowance, over the window at which
+ *   that is the documented rate (4 s for 40 at 600 a minute, less half a round trip: a window
+ *   runs from answer to dispatch), never shorter. A key refused while still sending evenly at a
+ *   pace of its own (one request a round trip) takes one step of that search at most (each
+ *   shorter window holds fewer of such requests in proportion: the search shrank to one request
+ *   a tenth of a second); refused mid-cycle in the window after, it keeps the rate let through.
  * - **A cycle's first request refused** (sent when an earlier place freed, after a quiet spell),
- *   or one refused alone right after a cut: the window is longer. By a quarter while it has not
- *   been accepted, by 5% once it had (a fixed window's turn drifting into the cycle), back to the
- *   last settled one if shorter; with half the documented limit or more, or once it would reach
- *   three quarters of the documented window, the documented window next (other processes share
- *   it, and only there does the allowance grow when they leave room). One request at a time
- *   until a cycle's first is accepted; at the longest window (two documented ones), the key
- *   holds between them, a second, doubling, up to 5 s.
+ *   or one refused alone right after a cut: the window is longer. By a quarter until accepted,
+ *   by 5% once it had been (a fixed window's turn drifting into the cycle), or back to the last
+ *   settled one; with half the documented limit or more, or from three quarters of the
+ *   documented window, the documented window next (other processes share it, and only there
+ *   does the allowance grow). At the longest window (two documented ones), the key holds
+ *   between tries, a second, doubling, up to 5 s.
  * - **Bisection.** Between the longest window refused and the shortest accepted, probes (a
  *   cycle's first request, sent when a place of the window in between frees), until they are
  *   within 5%; the shorter window a probe found goes back if its cycle is refused midway.
- * - **Any other refusal** (mid-cycle: a token bucket ran dry, another process took part of the
- *   window): the allowance is cut to what the server had of ours in the window (the share; in
- *   the first cycles, what this cycle got, as the first burst may have crossed a fixed window's
- *   turn). A refusal with nothing of ours in the window (someone else's) holds the key, longer
- *   each time (before anything was learnt, with one request a documented window after the first
- *   such refusal, when all that filled the window then has left it, and one every 1.5 s or so
- *   in the last documented window before the request may fail); a single refusal at a window
- *   that has held for cycles lengthens it by 5%.
+ * - **Any other refusal** (mid-cycle: a bucket ran dry, another process took part of the
+ *   window): the allowance is cut to what the server had of ours in the window (in the first
+ *   cycles, what this cycle got); with none of ours there, the key holds, longer each time (see
+ *   emptyWindow); once, at a window held for cycles, the window is 5% longer.
  * - **Probes for more** (no ratchet that only goes down): in the documented window, one request
  *   past the allowance, and a second at once; both accepted, more follow, doubling, until one is
- *   refused (a few only: refilled tokens, not room; they go back); in a shorter window, one
+ *   refused (a few only: refilled tokens, not room; they go back, and at a few places the next
+ *   looks by a window probe instead: a pair meets one token at a time); in a shorter window, one
  *   request a little before the window frees (accepted: bisection resumes, down to the
  *   documented rate). The next of each twice as late after a refused one (1 s, at most 5 s), and
  *   the 429s they cost under 1% of the requests accepted, or one a documented window; a key
  *   kept waiting a quarter window or more probes again, whatever that budget, once a cycle of
- *   its own has started since the last refused probe, or a documented window after it (the
- *   others may have finished): at most one refused a cycle.
+ *   its own has started since the last refused probe, or a documented window after it.
  * - **A rate** (limitTrickle.ts): at a long window already at the documented rate for its
  *   allowance, a probe a cycle looks for a rate the window does not hold (a token bucket's, after
  *   its burst), and trickles at it while the key waits; one request in its spacing if refused.
@@ -73,6 +64,8 @@ import {
 
 export class LearnedLimit extends LimitRefusals {
 	private readonly trickle = new LimitTrickle(this.documented);
+	/** The last probes for more were refused having added a few places at most (tokens, not room). */
+	private tokenOnly = false;
 
 	/** The documented limit held a request back now (pacing.ts): the key is not at a pace of its own. */
 	heldByDocumented(now: number): void {
@@ -151,9 +144,15 @@ export class LearnedLimit extends LimitRefusals {
 					: bisecting
 						? Infinity
 						: this.probeAgainAt();
-			if ((free || now >= again) && now >= allowance.at)
-				return { kind: 'allowanceProbe', windowMs };
-			if (again > now) wake = Math.min(wake, again);
+			// A few places, probes for more refused having added a few (tokens): a window probe looks
+			// instead (pairs a minute kept a key alone on 3 a second at a request a minute).
+			const single = !bisecting && this.tokenOnly && this.allowance <= GROWN_KEPT && shorter;
+			const at = single ? Math.max(window.at, frees - windowMs + this.floorMs()) : allowance.at;
+			if ((free || now >= again) && now >= at)
+				return single
+					? { kind: 'windowProbe', windowMs: windowMs - (frees - now) }
+					: { kind: 'allowanceProbe', windowMs };
+			for (const time of [at, again]) if (time > now) wake = Math.min(wake, time);
 		}
 		return { waitMs: Math.min(frees, wake) - now };
 	}
@@ -210,6 +209,7 @@ export class LearnedLimit extends LimitRefusals {
 				if (!ticket.bisecting || this.exploring) this.probeRefused(now, 1, 'window');
 				return 0;
 			case 'allowanceProbe':
+				this.tokenOnly = this.grown > 0 && this.grown <= GROWN_KEPT;
 				return this.stopGrowing(now, places);
 			case 'cycleStart':
 				if (this.grownTrial > 0) return this.ungrow(now, places);
