@@ -20,26 +20,26 @@
  * - **A cycle's first request refused** (sent when an earlier place freed, after a quiet spell),
  *   or one refused alone right after a cut: the window is longer. By a quarter until accepted,
  *   by 5% once it had been (a fixed window's turn drifting into the cycle), or back to the last
- *   settled one; with half the documented limit or more, or from three quarters of the
- *   documented window, the documented window next (other processes share it, and only there
- *   does the allowance grow). At the longest window (two documented ones), the key holds
- *   between tries, a second, doubling, up to 5 s.
+ *   settled one if shorter; with half the documented limit or more, or from three quarters of
+ *   the documented window, the documented window next (others share it; only there does the
+ *   allowance grow). At the longest window (two documented ones), the key holds between tries,
+ *   a second, doubling, up to 5 s.
  * - **Bisection.** Between the longest window refused and the shortest accepted, probes (a
  *   cycle's first request, sent when a place of the window in between frees), until they are
  *   within 5%; the shorter window a probe found goes back if its cycle is refused midway.
  * - **Any other refusal** (mid-cycle: a bucket ran dry, another process took part of the
  *   window): the allowance is cut to what the server had of ours in the window (in the first
  *   cycles, what this cycle got); with none of ours there, the key holds, longer each time (see
- *   emptyWindow); once, at a window held for cycles, the window is 5% longer.
+ *   emptyWindow); refused alone at a window held for cycles, all but a place of the allowance
+ *   ours in it (a turn a little early), the window is longer instead.
  * - **Probes for more** (no ratchet that only goes down): in the documented window, one request
  *   past the allowance, and a second at once; both accepted, more follow, doubling, until one is
- *   refused (a few only: refilled tokens, not room; they go back, and at a few places the next
- *   looks by a window probe instead: a pair meets one token at a time); in a shorter window, one
- *   request a little before the window frees (accepted: bisection resumes, down to the
- *   documented rate). The next of each twice as late after a refused one (1 s, at most 5 s), and
- *   the 429s they cost under 1% of the requests accepted, or one a documented window; a key
- *   kept waiting a quarter window or more probes again, whatever that budget, once a cycle of
- *   its own has started since the last refused probe, or a documented window after it.
+ *   refused (a few only: refilled tokens, not room; they go back, and a key of a few places then
+ *   looks by a window probe: a pair meets one token at a time); in a shorter window, one request
+ *   a little before the window frees (accepted: bisection resumes, down to the documented rate).
+ *   Each kind twice as late after a refused one (1 s to 5 s), their 429s under 1% of those
+ *   accepted or one a documented window; a key kept waiting a quarter window or more probes
+ *   anyway once a cycle of its own began since the last refused probe, or a window after it.
  * - **A rate** (limitTrickle.ts): at a long window already at the documented rate for its
  *   allowance, a probe a cycle looks for a rate the window does not hold (a token bucket's, after
  *   its burst), and trickles at it while the key waits; one request in its spacing if refused.
