@@ -71,11 +71,13 @@ describe('a refusal', () => {
 
 	it('before that: a rate, one request in twice the spacing refused, or the average since the first accepted if wider', () => {
 		const trickle = new LimitTrickle(DOCUMENTED);
-		// Accepted at 0 and 500 ms (a spacing of 500), refused at 250 ms spacing.
+		// Accepted at 0 and 500 ms, refused 250 ms later (the spacing then): the average since the
+		// first accepted, 750 ms, is wider than twice 250.
 		trickle.acceptedAt(0, 1000);
 		trickle.acceptedAt(500, 1000);
 		expect(trickle.refusedAt(750, 500)).toEqual({ windowMs: 750, tooShortMs: 250 });
-		// Refused later than that: twice the spacing refused is the wider.
+		// A new trickle from 10 s, accepted 100 ms apart (the documented rate) and refused 50 ms
+		// after the fifth: twice the spacing refused, 200 ms, is wider than the average (112.5).
 		trickle.acceptedAt(10_000, 1000);
 		for (let k = 1; k <= 4; k++) trickle.acceptedAt(10_000 + k * 100, 1000);
 		expect(trickle.refusedAt(10_450, 500)).toEqual({ windowMs: 200, tooShortMs: 100 });
@@ -85,7 +87,8 @@ describe('a refusal', () => {
 		const trickle = new LimitTrickle(DOCUMENTED);
 		let now = 0;
 		for (let k = 0; k < 6; k++) now += trickle.acceptedAt(now, 1000);
-		// Accepted at 500, 250, 125, 100 and 100 ms after the first: refused at 100 ms.
+		// Accepted six times, 500, 250, 125, 100 and 100 ms apart; refused 2 s after the next was
+		// due, at a spacing of 100 ms: the average over the five spacings since the first is wider.
 		const found = trickle.refusedAt(now + 2000, 500);
 		expect(found?.tooShortMs).toBe(100);
 		expect(found?.windowMs).toBeCloseTo((now + 2000) / 5);
